@@ -1,0 +1,35 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { properties } from './actions/resources';
+import { router } from './actions/router';
+import { getAgents, getPipelines, getStageCodes, getStageIds } from './methods/loadOptions';
+import { searchAgents, searchPipelines } from './methods/listSearch';
+
+export class MessagingCrm implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Messaging CRM',
+		name: 'messagingCrm',
+		icon: { light: 'file:../../icons/messagingCrm.svg', dark: 'file:../../icons/messagingCrm.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		description:
+			'Customers, deals, conversations, messages, promo-code pools and business-chat templates of the messaging CRM',
+		defaults: { name: 'Messaging CRM' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'messagingCrmApi', required: true }],
+		properties,
+	};
+
+	methods = {
+		loadOptions: { getAgents, getPipelines, getStageCodes, getStageIds },
+		listSearch: { searchAgents, searchPipelines },
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await router.call(this);
+	}
+}

@@ -1,0 +1,57 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import type { Agent } from '../../helpers/types';
+import { apiRequest } from '../../transport/request';
+import { applyLimit, returnAllOrLimit } from '../common.descriptions';
+
+const properties: INodeProperties[] = [
+	...returnAllOrLimit,
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		options: [
+			{
+				displayName: 'Active Only',
+				name: 'activeOnly',
+				type: 'boolean',
+				default: true,
+				description: 'Whether to leave out agents that are switched off',
+			},
+			{
+				displayName: 'Messenger',
+				name: 'messenger',
+				type: 'string',
+				default: '',
+				placeholder: 'telegram',
+				description: 'Only agents with this messenger connected',
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['agent'], operation: ['getMany'] } },
+	properties,
+);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const filters = this.getNodeParameter('filters', itemIndex, {}) as {
+		activeOnly?: boolean;
+		messenger?: string;
+	};
+	const { body } = await apiRequest<Agent[]>(this, {
+		method: 'GET',
+		path: '/agents',
+		scope: 'agents:read',
+		itemIndex,
+	});
+	let agents = Array.isArray(body) ? body : [];
+	if (filters.activeOnly) agents = agents.filter((a) => a.is_active);
+	const messenger = filters.messenger?.trim().toLowerCase();
+	if (messenger) agents = agents.filter((a) => (a.messengers ?? []).some((m) => m.toLowerCase() === messenger));
+	return applyLimit(this, itemIndex, agents) as unknown as IDataObject[];
+}

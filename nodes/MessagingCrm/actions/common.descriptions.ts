@@ -1,0 +1,49 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { invalidInput } from '../helpers/validate';
+
+/** "Return All" and "Limit", for list operations. */
+export const returnAllOrLimit: INodeProperties[] = [
+	{
+		displayName: 'Return All',
+		name: 'returnAll',
+		type: 'boolean',
+		default: true,
+		description: 'Whether to return all results or only up to a given limit',
+	},
+	{
+		displayName: 'Limit',
+		name: 'limit',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 50,
+		description: 'Max number of results to return',
+		displayOptions: { show: { returnAll: [false] } },
+	},
+];
+
+/** Applies Return All / Limit to a full list. */
+export function applyLimit<T>(ctx: IExecuteFunctions, itemIndex: number, list: T[]): T[] {
+	if (ctx.getNodeParameter('returnAll', itemIndex, true) as boolean) return list;
+	const limit = ctx.getNodeParameter('limit', itemIndex, 50) as number;
+	if (!Number.isInteger(limit) || limit < 1) {
+		throw invalidInput(ctx.getNode(), itemIndex, 'Limit', `must be a whole number of at least 1, got ${String(limit)}`, 'Set Limit to 1 or more, or turn on Return All.');
+	}
+	return list.slice(0, limit);
+}
+
+/** An agent picked from a list of the company's agents, or given by ID. */
+export const agentSelect = (overrides: Partial<INodeProperties> = {}): INodeProperties => ({
+	displayName: 'Agent Name or ID',
+	name: 'agentId',
+	type: 'options',
+	typeOptions: { loadOptionsMethod: 'getAgents' },
+	default: '',
+	description:
+		'The agent (bot or channel) of the company. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+	...overrides,
+});
+
+export function asObjects(value: unknown): IDataObject[] {
+	return Array.isArray(value) ? (value as IDataObject[]) : [];
+}

@@ -1,0 +1,60 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import type { Pipeline } from '../../helpers/types';
+import { uuidParam } from '../../helpers/validate';
+import { apiRequest } from '../../transport/request';
+import { agentSelect, applyLimit, returnAllOrLimit } from '../common.descriptions';
+
+const properties: INodeProperties[] = [
+	agentSelect({
+		displayName: 'Agent Name or ID',
+		description:
+			'Only the pipelines of this agent. Leave empty for every agent. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+	}),
+	{
+		displayName: 'Output',
+		name: 'output',
+		type: 'options',
+		default: 'pipelines',
+		options: [
+			{ name: 'One Item per Pipeline', value: 'pipelines', description: 'Each pipeline with its stages inside' },
+			{
+				name: 'One Item per Stage',
+				value: 'stages',
+				description: 'Each stage with its pipeline\'s ID and name, handy for lookups by stage code',
+			},
+		],
+	},
+	...returnAllOrLimit,
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['pipeline'], operation: ['getMany'] } },
+	properties,
+);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const agentId = uuidParam(this, this.getNodeParameter('agentId', itemIndex, ''), itemIndex, 'Agent', false);
+	const output = this.getNodeParameter('output', itemIndex, 'pipelines') as string;
+	const { body } = await apiRequest<Pipeline[]>(this, {
+		method: 'GET',
+		path: '/pipelines',
+		query: { agent_id: agentId },
+		scope: 'pipelines:read',
+		itemIndex,
+	});
+	const pipelines = Array.isArray(body) ? body : [];
+	if (output === 'stages') {
+		const stages = pipelines.flatMap((p) =>
+			(p.stages ?? []).map((s) => ({
+				...s,
+				pipeline_id: p.id,
+				pipeline_name: p.name,
+				agent_id: p.agent_id,
+			})),
+		);
+		return applyLimit(this, itemIndex, stages) as unknown as IDataObject[];
+	}
+	return applyLimit(this, itemIndex, pipelines) as unknown as IDataObject[];
+}

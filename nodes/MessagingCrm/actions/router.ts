@@ -1,0 +1,73 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import { apiFailureOf } from '../transport/errors';
+import * as agent from './agent/Agent.resource';
+import type { MessagingCrmMap, Operation, Resource } from './node.type';
+import * as pipeline from './pipeline/Pipeline.resource';
+
+const resources: { [R in Resource]: Record<MessagingCrmMap[R], Operation> } = {
+	agent: agent.operations,
+	pipeline: pipeline.operations,
+};
+
+function operationFor(ctx: IExecuteFunctions, itemIndex: number): Operation {
+	const resource = ctx.getNodeParameter('resource', itemIndex) as string;
+	const operation = ctx.getNodeParameter('operation', itemIndex) as string;
+	const handler = (resources as Record<string, Record<string, Operation> | undefined>)[resource]?.[
+		operation
+	];
+	if (!handler) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`The operation "${operation}" of resource "${resource}" is not supported`,
+			{ itemIndex },
+		);
+	}
+	return handler;
+}
+
+/** The error item "Continue on fail" puts out for a failed input item. */
+function errorItem(error: NodeApiError | NodeOperationError): IDataObject {
+	const json: IDataObject = { error: error.message };
+	if (error.description) json.description = error.description;
+	const failure = apiFailureOf(error);
+	if (failure) {
+		json.code = failure.code;
+		if (failure.status !== undefined) json.httpCode = failure.status;
+		json.details = failure.details;
+	}
+	return json;
+}
+
+/** Unexpected errors still leave as n8n errors naming the item; nothing crashes untyped. */
+function asNodeError(
+	ctx: IExecuteFunctions,
+	error: unknown,
+	itemIndex: number,
+): NodeApiError | NodeOperationError {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+		if (error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
+		return error;
+	}
+	const message = error instanceof Error ? error.message : String(error);
+	return new NodeOperationError(ctx.getNode(), `Item ${itemIndex + 1}: ${message}`, { itemIndex });
+}
+
+/** The per-item loop: owns Continue on fail and pairedItem for every operation. */
+export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	const output: INodeExecutionData[] = [];
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		try {
+			const operation = operationFor(this, itemIndex);
+			const results = await operation.execute.call(this, itemIndex);
+			for (const json of results) output.push({ json, pairedItem: { item: itemIndex } });
+		} catch (caught) {
+			const error = asNodeError(this, caught, itemIndex);
+			if (!this.continueOnFail()) throw error;
+			output.push({ json: errorItem(error), pairedItem: { item: itemIndex } });
+		}
+	}
+	return [output];
+}

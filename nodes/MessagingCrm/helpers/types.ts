@@ -1,0 +1,23 @@
+/** Response shapes of the API (api-spec: Resources and their fields). */
+
+export interface Agent {
+	id: string;
+	name: string;
+	is_active: boolean;
+	messengers?: string[];
+}
+
+export interface Stage {
+	id: string;
+	name: string;
+	stage_code: string | null;
+	position: number;
+}
+
+export interface Pipeline {
+	id: string;
+	name: string;
+	agent_id: string;
+	is_default: boolean;
+	stages: Stage[];
+}

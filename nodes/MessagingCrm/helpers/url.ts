@@ -1,0 +1,43 @@
+/** Pure checks on the credential's base URL. */
+
+export function normalizeBaseUrl(raw: string): string {
+	return raw.trim().replace(/\/+$/, '');
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '[::1]', '::1']);
+
+export function isLoopbackHost(hostname: string): boolean {
+	return LOOPBACK_HOSTS.has(hostname.toLowerCase()) || /^127(\.\d{1,3}){3}$/.test(hostname);
+}
+
+/** Returns a reason the base URL must not be used, or null when it is fine. */
+export function baseUrlProblem(raw: string, allowPlainHttp: boolean): string | null {
+	const value = normalizeBaseUrl(raw);
+	if (!value) return 'The credential has no Base URL.';
+	let url: URL;
+	try {
+		url = new URL(value);
+	} catch {
+		return `The credential's Base URL "${value}" is not a valid address. Write it with its scheme, for example https://api.example.com/company/v1.`;
+	}
+	if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+		return `The credential's Base URL must start with https:// (got "${url.protocol}").`;
+	}
+	if (url.username || url.password) {
+		return "The credential's Base URL must not carry a user name or password; the API key authenticates.";
+	}
+	if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !allowPlainHttp) {
+		return `The credential's Base URL uses plain http:// on ${url.hostname}, so the API key would travel in clear text. Use https://, or turn on "Allow Plain HTTP" in the credential if this network is trusted.`;
+	}
+	return null;
+}
+
+/**
+ * Encodes one path segment so that a value can never change the path: `/`, `..`, `?` and `#`
+ * stay inside the segment.
+ */
+export function pathSegment(value: string): string {
+	const encoded = encodeURIComponent(value);
+	if (encoded === '.' || encoded === '..') return encoded.replace(/\./g, '%2E');
+	return encoded;
+}

@@ -1,0 +1,47 @@
+import type { IExecuteFunctions, INode } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: unknown): value is string {
+	return typeof value === 'string' && UUID.test(value);
+}
+
+/** A local validation failure, always naming the item, the field and the fix. */
+export function invalidInput(
+	node: INode,
+	itemIndex: number,
+	field: string,
+	problem: string,
+	fix: string,
+): NodeOperationError {
+	return new NodeOperationError(node, `Item ${itemIndex + 1}: "${field}" ${problem}`, {
+		itemIndex,
+		description: fix,
+	});
+}
+
+/** A required or optional UUID parameter; '' counts as absent when optional. */
+export function uuidParam(
+	ctx: IExecuteFunctions,
+	value: unknown,
+	itemIndex: number,
+	field: string,
+	required: boolean,
+): string | undefined {
+	const text = typeof value === 'string' ? value.trim() : value;
+	if (text === '' || text === undefined || text === null) {
+		if (!required) return undefined;
+		throw invalidInput(ctx.getNode(), itemIndex, field, 'is empty', `Pick a value from the list or enter its ID (a UUID).`);
+	}
+	if (!isUuid(text)) {
+		throw invalidInput(
+			ctx.getNode(),
+			itemIndex,
+			field,
+			`must be a UUID, got ${JSON.stringify(String(text).slice(0, 60))}`,
+			'Pick a value from the list, or map an ID such as 3f1c0a52-5d2e-4a7b-9c41-0e8d2b6f7a10.',
+		);
+	}
+	return text;
+}

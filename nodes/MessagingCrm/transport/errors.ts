@@ -1,0 +1,174 @@
+import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import type { ScopeRequirement } from '../helpers/scopes';
+import { describeScope, howToGetScope } from '../helpers/scopes';
+
+/** What a failed call said, in the shape every error of this package carries. */
+export interface ApiFailure {
+	/** HTTP status, absent when no response arrived. */
+	status?: number;
+	code: string;
+	message: string;
+	details: IDataObject;
+}
+
+function isObject(value: unknown): value is IDataObject {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Reads the `{error: {code, message, details}}` envelope, or null when the body is something else. */
+export function readEnvelope(body: unknown): Omit<ApiFailure, 'status'> | null {
+	let parsed = body;
+	if (typeof body === 'string') {
+		try {
+			parsed = JSON.parse(body);
+		} catch {
+			return null;
+		}
+	}
+	if (!isObject(parsed) || !isObject(parsed.error)) return null;
+	const { code, message, details } = parsed.error;
+	if (typeof code !== 'string' && typeof message !== 'string') return null;
+	return {
+		code: typeof code === 'string' && code ? code : 'error',
+		message: typeof message === 'string' ? message : '',
+		details: isObject(details) ? details : {},
+	};
+}
+
+const STATUS_CODES: Record<number, string> = {
+	400: 'bad_request',
+	401: 'unauthorized',
+	403: 'forbidden',
+	404: 'not_found',
+	409: 'conflict',
+	422: 'validation_error',
+	429: 'rate_limited',
+	500: 'server_error',
+	502: 'bad_gateway',
+	503: 'service_unavailable',
+	504: 'gateway_timeout',
+};
+
+function snippet(body: unknown): string {
+	const text = typeof body === 'string' ? body : JSON.stringify(body ?? '');
+	const plain = text
+		.replace(/<[^>]*>/g, ' ')
+		.replace(/\s+/g, ' ')
+		.trim();
+	return plain.length > 160 ? `${plain.slice(0, 157)}...` : plain;
+}
+
+/** Any HTTP error response, envelope or not, as an ApiFailure. */
+export function failureFromResponse(status: number, body: unknown): ApiFailure {
+	const envelope = readEnvelope(body);
+	if (envelope) return { status, ...envelope };
+	const text = snippet(body);
+	return {
+		status,
+		code: STATUS_CODES[status] ?? `http_${status}`,
+		message: text
+			? `The API answered ${status} without its error envelope: ${text}`
+			: `The API answered ${status} with an empty body`,
+		details: {},
+	};
+}
+
+const NETWORK_MESSAGES: Record<string, string> = {
+	ECONNRESET: 'The connection was reset before the API answered',
+	EPIPE: 'The connection was closed while the request was being sent',
+	ECONNABORTED: 'The API did not answer in time',
+	ETIMEDOUT: 'The API did not answer in time',
+	ESOCKETTIMEDOUT: 'The API did not answer in time',
+	ECONNREFUSED: 'Nothing answers at the Base URL (connection refused)',
+	ENOTFOUND: 'The host of the Base URL was not found',
+	EAI_AGAIN: 'The host of the Base URL could not be resolved right now',
+	ERR_BAD_RESPONSE: 'The API sent a response that could not be read',
+};
+
+/** Network failures worth another try for a request that is safe to repeat. */
+export const RETRYABLE_NETWORK_CODES = new Set([
+	'ECONNRESET',
+	'EPIPE',
+	'ECONNABORTED',
+	'ETIMEDOUT',
+	'ESOCKETTIMEDOUT',
+	'EAI_AGAIN',
+	'ERR_BAD_RESPONSE',
+]);
+
+/** Finds the system error code (ECONNRESET …) in an error thrown by the HTTP helper, if any. */
+export function networkCode(error: unknown): string | undefined {
+	let current: unknown = error;
+	for (let depth = 0; depth < 5 && isObject(current); depth++) {
+		const code = current.code;
+		if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
+		if (typeof code === 'string' && code === 'ERR_BAD_RESPONSE') return code;
+		const message = current.message;
+		if (typeof message === 'string') {
+			if (/socket hang up/i.test(message)) return 'ECONNRESET';
+			const timeout = /timeout of \d+ms exceeded/i.test(message);
+			if (timeout) return 'ECONNABORTED';
+		}
+		current = current.cause;
+	}
+	return undefined;
+}
+
+export function failureFromNetwork(code: string, timeoutMs: number): ApiFailure {
+	const base = NETWORK_MESSAGES[code] ?? 'The request failed before the API answered';
+	const message =
+		code === 'ECONNABORTED' || code === 'ETIMEDOUT' ? `${base} (${timeoutMs} ms)` : base;
+	return { code: code.toLowerCase(), message, details: { network: code } };
+}
+
+function hint(failure: ApiFailure, scope: ScopeRequirement): string | undefined {
+	if (failure.code === 'insufficient_scope') {
+		return `This operation needs the scope ${describeScope(scope)}, which the key lacks. ${howToGetScope(scope)}`;
+	}
+	if (failure.status === 401) {
+		return 'The API refused the key: it is missing, mistyped or revoked. Mint a new key in the company settings (API tab) and update the credential.';
+	}
+	if (failure.status === 429) {
+		return 'The rate limit stayed exhausted through every retry. Lower the number of items per run or spread the runs out.';
+	}
+	if (failure.status === undefined) {
+		return 'No answer arrived from the API. If this repeats, check the Base URL and the network between n8n and the API.';
+	}
+	return undefined;
+}
+
+/**
+ * The one place an API failure becomes an n8n error: message "<code>: <message>", the HTTP
+ * code, and the envelope's details in `context.apiError` for the error output.
+ */
+export function toNodeApiError(
+	node: INode,
+	failure: ApiFailure,
+	scope: ScopeRequirement,
+	itemIndex?: number,
+): NodeApiError {
+	const message = failure.message ? `${failure.code}: ${failure.message}` : failure.code;
+	const response: JsonObject = {
+		code: failure.code,
+		message: failure.message,
+		details: failure.details as JsonObject,
+	};
+	if (failure.status !== undefined) response.httpCode = String(failure.status);
+	const error = new NodeApiError(node, response, {
+		message,
+		description: hint(failure, scope),
+		httpCode: failure.status === undefined ? undefined : String(failure.status),
+		itemIndex,
+	});
+	error.context.apiError = { ...failure } as unknown as IDataObject;
+	return error;
+}
+
+/** The ApiFailure carried by an error of this package, if it is one. */
+export function apiFailureOf(error: unknown): ApiFailure | undefined {
+	if (!isObject(error) || !isObject(error.context)) return undefined;
+	const failure = error.context.apiError;
+	return isObject(failure) ? (failure as unknown as ApiFailure) : undefined;
+}

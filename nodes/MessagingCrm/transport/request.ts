@@ -1,0 +1,206 @@
+import { createHash } from 'crypto';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestMethods,
+	IHttpRequestOptions,
+	ILoadOptionsFunctions,
+	IPollFunctions,
+} from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
+
+import type { ScopeRequirement } from '../helpers/scopes';
+import { configuredScopes, describeScope, howToGetScope, missingScope } from '../helpers/scopes';
+import { baseUrlProblem, normalizeBaseUrl } from '../helpers/url';
+import type { ApiFailure } from './errors';
+import {
+	failureFromNetwork,
+	failureFromResponse,
+	networkCode,
+	RETRYABLE_NETWORK_CODES,
+	toNodeApiError,
+} from './errors';
+import { backoffMs, Pacer, parseRateLimitHeaders, parseRetryAfter } from './rateLimit';
+
+export const CREDENTIAL_TYPE = 'messagingCrmApi';
+
+export type ApiContext = IExecuteFunctions | ILoadOptionsFunctions | IPollFunctions;
+
+export interface ApiRequest {
+	method: IHttpRequestMethods;
+	/** Path relative to the base URL, segments already encoded. */
+	path: string;
+	/** The scope the endpoint needs (checked against the credential's hints before sending). */
+	scope: ScopeRequirement;
+	query?: IDataObject;
+	body?: IDataObject;
+	/** Sent as `Idempotency-Key`, the same on every try; makes the request safe to repeat. */
+	idempotencyKey?: string;
+	/** The request may be repeated without a key (GET is always safe). */
+	idempotent?: boolean;
+	/** Also retry an API error when this says so (e.g. a send failure with `details.retryable`). */
+	retryWhen?: (failure: ApiFailure) => boolean;
+	/** Item the request is made for, so that errors name it. */
+	itemIndex?: number;
+}
+
+export interface ApiResponse<T = unknown> {
+	status: number;
+	body: T;
+	headers: Record<string, unknown>;
+	/** HTTP requests spent, retries included. */
+	attempts: number;
+}
+
+export const TRANSPORT_DEFAULTS = {
+	timeoutMs: 30_000,
+	/** Tries after the first for 5xx, timeouts and resets on a request that is safe to repeat. */
+	maxRetries: 4,
+	/** Waits on 429 before giving up. */
+	maxRateLimitWaits: 10,
+	backoffBaseMs: 250,
+};
+
+const RETRYABLE_STATUS = new Set([502, 503, 504]);
+
+// One pacer per key and base URL, shared by every execution in this process. It only holds
+// counters read from the API's own headers; a fresh process starts with none and learns from the
+// first response, so a second execution or another worker never depends on it being right.
+const pacers = new Map<string, Pacer>();
+const MAX_PACERS = 256;
+
+function pacerFor(baseUrl: string, apiKey: string): Pacer {
+	const id = createHash('sha256').update(`${baseUrl}\n${apiKey}`).digest('hex');
+	let pacer = pacers.get(id);
+	if (!pacer) {
+		if (pacers.size >= MAX_PACERS) pacers.delete(pacers.keys().next().value as string);
+		pacer = new Pacer();
+		pacers.set(id, pacer);
+	}
+	return pacer;
+}
+
+/** Drops undefined values and empty strings from the top level of a body or query. */
+export function compact(data: IDataObject | undefined): IDataObject | undefined {
+	if (!data) return undefined;
+	const out: IDataObject = {};
+	for (const [key, value] of Object.entries(data)) {
+		if (value === undefined || value === '') continue;
+		out[key] = value;
+	}
+	return out;
+}
+
+interface Connection {
+	baseUrl: string;
+	pacer: Pacer;
+}
+
+async function connect(ctx: ApiContext, request: ApiRequest): Promise<Connection> {
+	const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
+	const rawBase = typeof credentials.baseUrl === 'string' ? credentials.baseUrl : '';
+	const problem = baseUrlProblem(rawBase, credentials.allowPlainHttp === true);
+	if (problem) {
+		throw new NodeOperationError(ctx.getNode(), problem, { itemIndex: request.itemIndex });
+	}
+	const lacking = missingScope(request.scope, configuredScopes(credentials.scopes));
+	if (lacking) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`The credential's key does not carry the scope ${describeScope(lacking)} that this operation needs`,
+			{ itemIndex: request.itemIndex, description: howToGetScope(lacking) },
+		);
+	}
+	const baseUrl = normalizeBaseUrl(rawBase);
+	const apiKey = typeof credentials.apiKey === 'string' ? credentials.apiKey : '';
+	return { baseUrl, pacer: pacerFor(baseUrl, apiKey) };
+}
+
+function isSafeToRepeat(request: ApiRequest): boolean {
+	return request.method === 'GET' || request.idempotent === true || !!request.idempotencyKey;
+}
+
+/**
+ * Sends one API request: paces under the key's rate limit, retries what is safe to retry, and
+ * turns every failure into one NodeApiError. The only function in the package that sends HTTP.
+ */
+export async function apiRequest<T = unknown>(
+	ctx: ApiContext,
+	request: ApiRequest,
+): Promise<ApiResponse<T>> {
+	const { baseUrl, pacer } = await connect(ctx, request);
+	const options: IHttpRequestOptions = {
+		method: request.method,
+		url: `${baseUrl}${request.path}`,
+		json: true,
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+		timeout: TRANSPORT_DEFAULTS.timeoutMs,
+	};
+	const qs = compact(request.query);
+	if (qs && Object.keys(qs).length) options.qs = qs;
+	const body = compact(request.body);
+	if (body) options.body = body;
+	if (request.idempotencyKey) options.headers = { 'Idempotency-Key': request.idempotencyKey };
+
+	const safe = isSafeToRepeat(request);
+	let attempts = 0;
+	let retries = 0;
+	let rateWaits = 0;
+	for (;;) {
+		const wait = pacer.reserve(Date.now());
+		if (wait > 0) {
+			await sleep(wait);
+			continue;
+		}
+		attempts++;
+		let response: { statusCode: number; body: unknown; headers: Record<string, unknown> };
+		try {
+			response = (await ctx.helpers.httpRequestWithAuthentication.call(
+				ctx,
+				CREDENTIAL_TYPE,
+				options,
+			)) as typeof response;
+		} catch (error) {
+			pacer.release();
+			const code = networkCode(error);
+			if (code === undefined && error instanceof NodeOperationError) {
+				throw new NodeOperationError(ctx.getNode(), error, { itemIndex: request.itemIndex });
+			}
+			const failure = failureFromNetwork(code ?? 'EUNKNOWN', TRANSPORT_DEFAULTS.timeoutMs);
+			if (code && RETRYABLE_NETWORK_CODES.has(code) && safe && retries < TRANSPORT_DEFAULTS.maxRetries) {
+				retries++;
+				await sleep(backoffMs(retries, Math.random(), TRANSPORT_DEFAULTS.backoffBaseMs));
+				continue;
+			}
+			throw toNodeApiError(ctx.getNode(), failure, request.scope, request.itemIndex);
+		}
+
+		const now = Date.now();
+		const headers = response.headers ?? {};
+		pacer.observe(parseRateLimitHeaders(headers, now));
+		const status = response.statusCode;
+		if (status < 400) return { status, body: response.body as T, headers, attempts };
+
+		if (status === 429 && rateWaits < TRANSPORT_DEFAULTS.maxRateLimitWaits) {
+			// A 429 is refused before anything happens, so any request may be repeated.
+			rateWaits++;
+			const reading = parseRateLimitHeaders(headers, now);
+			const waitMs =
+				parseRetryAfter(headers, now) ??
+				(reading.resetAt !== undefined ? reading.resetAt - now : undefined) ??
+				backoffMs(rateWaits, Math.random(), 1000);
+			pacer.blockUntil(now + Math.max(0, waitMs));
+			continue;
+		}
+		const failure = failureFromResponse(status, response.body);
+		const retryable =
+			(RETRYABLE_STATUS.has(status) && safe) || (request.retryWhen?.(failure) ?? false);
+		if (retryable && retries < TRANSPORT_DEFAULTS.maxRetries) {
+			retries++;
+			await sleep(backoffMs(retries, Math.random(), TRANSPORT_DEFAULTS.backoffBaseMs));
+			continue;
+		}
+		throw toNodeApiError(ctx.getNode(), failure, request.scope, request.itemIndex);
+	}
+}

@@ -1,0 +1,367 @@
+/**
+ * Runs the package the way n8n does: loaded from dist/ by n8n-core's PackageDirectoryLoader,
+ * executed by WorkflowExecute, credentials authenticated through their own `authenticate`
+ * definition, credential tests run through RoutingNode like n8n's credentials tester.
+ */
+import path from 'path';
+
+import {
+	ExecuteContext,
+	ExecutionLifecycleHooks,
+	LoadOptionsContext,
+	PackageDirectoryLoader,
+	RoutingNode,
+	WorkflowExecute,
+} from 'n8n-core';
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialsDecrypted,
+	ICredentialType,
+	IDataObject,
+	IExecuteData,
+	IHttpRequestOptions,
+	INode,
+	INodeCredentialsDetails,
+	INodeCredentialTestResult,
+	INodeExecutionData,
+	INodeListSearchResult,
+	INodeParameters,
+	INodePropertyOptions,
+	INodeType,
+	INodeTypes,
+	IRun,
+	IRunExecutionData,
+	IVersionedNodeType,
+	IWorkflowBase,
+	IWorkflowExecuteAdditionalData,
+	ExecutionError,
+} from 'n8n-workflow';
+import { Expression, ICredentialsHelper, Workflow } from 'n8n-workflow';
+
+export const PACKAGE_ROOT = path.resolve(__dirname, '../..');
+export const CREDENTIAL_TYPE = 'messagingCrmApi';
+export const NODE_TYPE = 'n8n-nodes-messaging-crm.messagingCrm';
+
+interface Loaded {
+	nodeTypes: INodeTypes;
+	credentialTypes: Record<string, ICredentialType>;
+}
+
+let loaded: Promise<Loaded> | undefined;
+
+/** Loads the built package once per test file, exactly as n8n loads a community package. */
+export function loadPackage(): Promise<Loaded> {
+	loaded ??= (async () => {
+		const loader = new PackageDirectoryLoader(PACKAGE_ROOT);
+		await loader.loadAll();
+		const nodes = loader.nodeTypes;
+		const byName = (name: string) => {
+			const short = name.startsWith(`${loader.packageName}.`) ? name.slice(loader.packageName.length + 1) : name;
+			const entry = nodes[short] ?? nodes[name];
+			if (!entry) throw new Error(`Node type ${name} is not in the package`);
+			return entry.type;
+		};
+		const nodeTypes: INodeTypes = {
+			getByName: (name: string) => byName(name),
+			getByNameAndVersion: (name: string, version?: number) => {
+				const type = byName(name) as INodeType | IVersionedNodeType;
+				return 'nodeVersions' in type ? type.getNodeType(version) : type;
+			},
+			getKnownTypes: () => ({}),
+		};
+		const credentialTypes: Record<string, ICredentialType> = {};
+		for (const [name, entry] of Object.entries(loader.credentialTypes)) credentialTypes[name] = entry.type;
+		return { nodeTypes, credentialTypes };
+	})();
+	return loaded;
+}
+
+/** A credentials helper that holds decrypted credentials in memory and applies `authenticate`. */
+export class TestCredentialsHelper extends ICredentialsHelper {
+	constructor(
+		private readonly credentialTypes: Record<string, ICredentialType>,
+		private readonly credentials: Record<string, ICredentialDataDecryptedObject>,
+	) {
+		super();
+	}
+
+	getParentTypes(): string[] {
+		return [];
+	}
+
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		typeName: string,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> {
+		const type = this.credentialTypes[typeName];
+		const auth = type?.authenticate;
+		if (typeof auth === 'function') return await auth(credentials, requestOptions);
+		if (!auth || auth.type !== 'generic') return requestOptions;
+		const resolve = (value: unknown) =>
+			typeof value === 'string' && value.startsWith('=')
+				? String(Expression.resolveWithoutWorkflow(value.slice(1), { $credentials: credentials }))
+				: value;
+		const out: IHttpRequestOptions = { ...requestOptions };
+		for (const [where, values] of Object.entries(auth.properties) as Array<[string, IDataObject]>) {
+			const target = { ...((out as unknown as Record<string, IDataObject>)[where] ?? {}) };
+			for (const [name, value] of Object.entries(values)) target[name] = resolve(value) as string;
+			(out as unknown as Record<string, IDataObject>)[where] = target;
+		}
+		return out;
+	}
+
+	async preAuthentication() {
+		return undefined;
+	}
+
+	async runPreAuthentication() {
+		return undefined;
+	}
+
+	getCredentialsProperties() {
+		return this.credentialTypes[CREDENTIAL_TYPE]?.properties ?? [];
+	}
+
+	async getDecrypted(
+		_additionalData: IWorkflowExecuteAdditionalData,
+		_nodeCredentials: INodeCredentialsDetails,
+		type: string,
+	): Promise<ICredentialDataDecryptedObject> {
+		const data = this.credentials[type];
+		if (!data) throw new Error(`No test credentials of type ${type}`);
+		return { ...data };
+	}
+
+	async getCredentials(): Promise<never> {
+		throw new Error('not used in tests');
+	}
+
+	async updateCredentials() {}
+
+	async updateCredentialsOauthTokenData() {}
+
+	getOAuth2Options() {
+		return undefined;
+	}
+
+	isCredentialUsableByNode() {
+		return true;
+	}
+}
+
+export interface CrmCredentials {
+	baseUrl: string;
+	apiKey: string;
+	scopes?: string[];
+	allowPlainHttp?: boolean;
+}
+
+function additionalData(
+	credentialsHelper: ICredentialsHelper,
+	hooks?: ExecutionLifecycleHooks,
+): IWorkflowExecuteAdditionalData {
+	return {
+		credentialsHelper,
+		hooks,
+		executeWorkflow: async () => {
+			throw new Error('not used in tests');
+		},
+		getRunExecutionData: async () => undefined,
+		restApiUrl: 'http://localhost:5678/rest',
+		instanceBaseUrl: 'http://localhost:5678',
+		formWaitingBaseUrl: 'http://localhost:5678/form-waiting',
+		webhookBaseUrl: 'http://localhost:5678/webhook',
+		webhookWaitingBaseUrl: 'http://localhost:5678/webhook-waiting',
+		webhookTestBaseUrl: 'http://localhost:5678/webhook-test',
+		currentNodeParameters: undefined,
+		executionTimeoutTimestamp: undefined,
+		userId: 'test-user',
+		setExecutionStatus: () => {},
+		variables: {},
+		logAiEvent: () => {},
+		startRunnerTask: async () => {
+			throw new Error('not used in tests');
+		},
+	} as unknown as IWorkflowExecuteAdditionalData;
+}
+
+export function crmNode(parameters: INodeParameters, extra: Partial<INode> = {}): INode {
+	return {
+		id: 'b7a0c1d2-0000-4000-8000-000000000001',
+		name: 'Messaging CRM',
+		type: NODE_TYPE,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters,
+		credentials: { [CREDENTIAL_TYPE]: { id: 'cred-1', name: 'Messaging CRM account' } },
+		...extra,
+	};
+}
+
+export interface NodeRun {
+	/** Items of the node's first output. */
+	items: INodeExecutionData[];
+	/** The node's error when the execution failed. */
+	error?: ExecutionError;
+	run: IRun;
+}
+
+let executionCounter = 0;
+
+/**
+ * Executes one Messaging CRM node through WorkflowExecute with the given input items.
+ */
+export async function runNode(options: {
+	parameters: INodeParameters;
+	credentials: CrmCredentials;
+	items?: INodeExecutionData[];
+	continueOnFail?: boolean;
+	executionId?: string;
+}): Promise<NodeRun> {
+	const { nodeTypes, credentialTypes } = await loadPackage();
+	const node = crmNode(options.parameters, options.continueOnFail ? { onError: 'continueRegularOutput' } : {});
+	const workflow = new Workflow({
+		id: 'test-workflow',
+		name: 'test',
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes,
+		settings: {},
+	});
+	const executionId = options.executionId ?? `exec-${++executionCounter}`;
+	const workflowData = {
+		id: 'test-workflow',
+		name: 'test',
+		nodes: [node],
+		connections: {},
+		active: false,
+		settings: {},
+	} as unknown as IWorkflowBase;
+	const hooks = new ExecutionLifecycleHooks('manual', executionId, workflowData);
+	let finished!: (run: IRun) => void;
+	const done = new Promise<IRun>((resolve) => (finished = resolve));
+	hooks.addHandler('workflowExecuteAfter', (fullRunData) => finished(fullRunData));
+	const helper = new TestCredentialsHelper(credentialTypes, {
+		[CREDENTIAL_TYPE]: options.credentials as unknown as ICredentialDataDecryptedObject,
+	});
+	const data = additionalData(helper, hooks);
+	(data as unknown as { executionId: string }).executionId = executionId;
+	const runExecutionData: IRunExecutionData = {
+		version: 1,
+		startData: {},
+		resultData: { runData: {} },
+		executionData: {
+			contextData: {},
+			metadata: {},
+			nodeExecutionStack: [
+				{ node, data: { main: [options.items ?? [{ json: {} }]] }, source: null },
+			],
+			waitingExecution: {},
+			waitingExecutionSource: {},
+		},
+	} as unknown as IRunExecutionData;
+	const execute = new WorkflowExecute(data, 'manual', runExecutionData);
+	await execute.processRunExecutionData(workflow);
+	const run = await done;
+	const task = run.data.resultData.runData[node.name]?.[0];
+	return {
+		items: task?.data?.main?.[0] ?? [],
+		error: task?.error ?? run.data.resultData.error,
+		run,
+	};
+}
+
+/** Calls a loadOptions or listSearch method of the node as the editor does. */
+export async function callMethod(options: {
+	kind: 'loadOptions' | 'listSearch';
+	method: string;
+	parameters: INodeParameters;
+	credentials: CrmCredentials;
+	filter?: string;
+}): Promise<INodePropertyOptions[] | INodeListSearchResult> {
+	const { nodeTypes, credentialTypes } = await loadPackage();
+	const node = crmNode(options.parameters);
+	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
+	const helper = new TestCredentialsHelper(credentialTypes, {
+		[CREDENTIAL_TYPE]: options.credentials as unknown as ICredentialDataDecryptedObject,
+	});
+	const data = additionalData(helper);
+	(data as unknown as { currentNodeParameters: INodeParameters }).currentNodeParameters = options.parameters;
+	const context = new LoadOptionsContext(workflow, node, data, 'parameters');
+	const type = nodeTypes.getByNameAndVersion(NODE_TYPE, 1);
+	const fn = (type.methods?.[options.kind] as Record<string, (...args: unknown[]) => Promise<unknown>>)[options.method];
+	return (await fn.call(context, options.filter)) as INodePropertyOptions[] | INodeListSearchResult;
+}
+
+/**
+ * Runs the credential's declarative test as n8n's credentials tester does: the test request
+ * through RoutingNode, HTTP errors through the `responseCode` rules, successful bodies through
+ * the `responseSuccessBody` rules.
+ */
+export async function testCredential(credentials: CrmCredentials): Promise<INodeCredentialTestResult> {
+	const { nodeTypes, credentialTypes } = await loadPackage();
+	const credentialType = credentialTypes[CREDENTIAL_TYPE];
+	const test = credentialType.test;
+	if (!test) throw new Error('The credential has no test');
+	const baseType = nodeTypes.getByNameAndVersion(NODE_TYPE, 1);
+	const nodeType: INodeType = {
+		description: {
+			...baseType.description,
+			credentials: [{ name: CREDENTIAL_TYPE, required: true }],
+			properties: [{ displayName: 'Temp', name: 'temp', type: 'string', routing: { request: test.request }, default: '' }],
+		},
+	};
+	const node = crmNode({});
+	const tempTypes: INodeTypes = {
+		getByName: () => nodeType,
+		getByNameAndVersion: () => nodeType,
+		getKnownTypes: () => ({}),
+	};
+	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes: tempTypes });
+	const decrypted: ICredentialsDecrypted = {
+		id: 'cred-1',
+		name: 'test',
+		type: CREDENTIAL_TYPE,
+		data: credentials as unknown as ICredentialDataDecryptedObject,
+	};
+	const helper = new TestCredentialsHelper(credentialTypes, { [CREDENTIAL_TYPE]: decrypted.data! });
+	const data = additionalData(helper);
+	const executeData: IExecuteData = { node, data: {}, source: null };
+	const context = new ExecuteContext(
+		workflow,
+		node,
+		data,
+		'internal',
+		{ resultData: { runData: {} } } as unknown as IRunExecutionData,
+		0,
+		[],
+		{ main: [[{ json: {} }]] },
+		executeData,
+		[],
+	);
+	let response: INodeExecutionData[][] | null | undefined;
+	try {
+		response = await new RoutingNode(context, nodeType, decrypted).runNode();
+	} catch (error) {
+		const cause = (error as { cause?: { response?: { status: number; statusText?: string }; code?: string } }).cause;
+		if (cause?.response) {
+			for (const rule of test.rules ?? []) {
+				if (rule.type === 'responseCode' && rule.properties.value === cause.response.status) {
+					return { status: 'Error', message: rule.properties.message };
+				}
+			}
+			return { status: 'Error', message: cause.response.statusText || `Received HTTP status code: ${cause.response.status}` };
+		}
+		if (cause?.code) return { status: 'Error', message: cause.code };
+		return { status: 'Error', message: (error as Error).message };
+	}
+	for (const rule of test.rules ?? []) {
+		if (rule.type !== 'responseSuccessBody') continue;
+		const json = response?.[0]?.[0]?.json ?? {};
+		const value = rule.properties.key.split('.').reduce<unknown>((v, k) => (v as IDataObject | undefined)?.[k], json);
+		if (value === rule.properties.value) return { status: 'Error', message: rule.properties.message };
+	}
+	return { status: 'OK', message: 'Connection successful!' };
+}
