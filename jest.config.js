@@ -7,4 +7,5 @@ module.exports = {
 	transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
 	testTimeout: 60000,
 	maxWorkers: 2,
+	reporters: ['default', '<rootDir>/test/harness/summary-reporter.js'],
 };

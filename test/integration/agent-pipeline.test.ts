@@ -1,7 +1,9 @@
+import type { INodeListSearchResult, INodePropertyOptions } from 'n8n-workflow';
+
+import { callMethod, runNode } from '../harness/n8n';
 import type { Sandbox } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
 import { DEMO } from '../sandbox/store';
-import { callMethod, runNode } from '../harness/n8n';
 
 let sandbox: Sandbox;
 let apiKey: string;
@@ -15,7 +17,7 @@ beforeEach(() => {
 	apiKey = sandbox.mintKey();
 });
 
-const creds = () => ({ baseUrl: `${sandbox.url}/`, apiKey });
+const creds = (extra: Record<string, unknown> = {}) => ({ baseUrl: `${sandbox.url}/`, apiKey, ...extra });
 
 describe('Agent → Get Many', () => {
 	it('returns every agent with its messengers, one item each, paired to the input', async () => {
@@ -25,5 +27,179 @@ describe('Agent → Get Many', () => {
 		expect(items.every((i) => JSON.stringify(i.pairedItem) === JSON.stringify({ item: 0 }))).toBe(true);
 		const bot = items.find((i) => i.json.id === DEMO.supportBot)!;
 		expect(bot.json.messengers).toContain('telegram');
+	});
+
+	it('filters by messenger and applies a limit', async () => {
+		const byMessenger = await runNode({
+			parameters: { resource: 'agent', operation: 'getMany', filters: { messenger: 'WhatsApp' } },
+			credentials: creds(),
+		});
+		expect(byMessenger.items.map((i) => i.json.id)).toEqual([DEMO.salesChat]);
+		const limited = await runNode({
+			parameters: { resource: 'agent', operation: 'getMany', returnAll: false, limit: 1 },
+			credentials: creds(),
+		});
+		expect(limited.items).toHaveLength(1);
+	});
+
+	it('runs once per input item, each result paired to its item', async () => {
+		const { items } = await runNode({
+			parameters: { resource: 'agent', operation: 'getMany' },
+			credentials: creds(),
+			items: [{ json: {} }, { json: {} }, { json: {} }],
+		});
+		expect(items.map((i) => (i.pairedItem as { item: number }).item)).toEqual([0, 0, 1, 1, 2, 2]);
+	});
+});
+
+describe('Pipeline → Get Many', () => {
+	it('lists all pipelines with their coded stages', async () => {
+		const { items, error } = await runNode({ parameters: { resource: 'pipeline', operation: 'getMany' }, credentials: creds() });
+		expect(error).toBeUndefined();
+		expect(items.map((i) => i.json.name).sort()).toEqual(['Chat Sales', 'Onboarding', 'Sales']);
+		const sales = items.find((i) => i.json.id === DEMO.salesPipeline)!.json as { stages: Array<{ stage_code: string }> };
+		expect(sales.stages.map((s) => s.stage_code)).toEqual(['new', 'qualified', 'proposal', 'negotiation']);
+	});
+
+	it('filters by agent through the API and can output one item per stage', async () => {
+		const { items } = await runNode({
+			parameters: { resource: 'pipeline', operation: 'getMany', agentId: DEMO.salesChat, output: 'stages' },
+			credentials: creds(),
+		});
+		expect(items.map((i) => i.json.stage_code)).toEqual(['lead', 'contacted', 'paid']);
+		expect(items.every((i) => i.json.pipeline_id === DEMO.chatSalesPipeline)).toBe(true);
+		expect(sandbox.requests().map((r) => r.query)).toEqual([`?agent_id=${DEMO.salesChat}`]);
+	});
+
+	it('refuses an agent that is not a UUID before any request, naming the item and field', async () => {
+		const { error } = await runNode({
+			parameters: { resource: 'pipeline', operation: 'getMany', agentId: 'sales bot' },
+			credentials: creds(),
+		});
+		expect(error?.message).toMatch(/^Item 1: "Agent" must be a UUID/);
+		expect(sandbox.requests()).toHaveLength(0);
+	});
+});
+
+describe('Continue on fail', () => {
+	it('gives exactly one error item for the bad input item and goes on with the others', async () => {
+		const { items, error } = await runNode({
+			parameters: { resource: 'pipeline', operation: 'getMany', agentId: '={{ $json.agent }}' },
+			credentials: creds(),
+			continueOnFail: true,
+			items: [{ json: { agent: DEMO.salesChat } }, { json: { agent: 'nope' } }, { json: { agent: DEMO.supportBot } }],
+		});
+		expect(error).toBeUndefined();
+		const errors = items.filter((i) => i.json.error);
+		expect(errors).toHaveLength(1);
+		expect(errors[0].pairedItem).toEqual({ item: 1 });
+		expect(errors[0].json.error).toMatch(/Item 2: "Agent" must be a UUID/);
+		expect(items.filter((i) => (i.pairedItem as { item: number }).item === 0)).toHaveLength(1);
+		expect(items.filter((i) => (i.pairedItem as { item: number }).item === 2)).toHaveLength(2);
+		expect(sandbox.requests()).toHaveLength(2);
+	});
+
+	it('puts the API error code, HTTP status and details in the error item', async () => {
+		const weakKey = sandbox.mintKey(['agents:read']);
+		const { items } = await runNode({
+			parameters: { resource: 'pipeline', operation: 'getMany' },
+			credentials: { ...creds(), apiKey: weakKey },
+			continueOnFail: true,
+		});
+		expect(items).toHaveLength(1);
+		expect(items[0].json).toMatchObject({
+			code: 'insufficient_scope',
+			httpCode: 403,
+			details: { required_scope: 'pipelines:read' },
+		});
+	});
+});
+
+describe('Scopes', () => {
+	it('fails fast when the credential lists scopes without the one needed, sending nothing', async () => {
+		const { error } = await runNode({
+			parameters: { resource: 'pipeline', operation: 'getMany' },
+			credentials: creds({ scopes: ['agents:read', 'customers:read'] }),
+		});
+		expect(error?.message).toContain('"pipelines:read"');
+		expect(error?.description).toMatch(/Mint a key that carries "pipelines:read"/);
+		expect(sandbox.requests()).toHaveLength(0);
+	});
+
+	it('names the needed scope and how to get it on a real 403', async () => {
+		const weakKey = sandbox.mintKey(['pipelines:read']);
+		const { error } = await runNode({
+			parameters: { resource: 'agent', operation: 'getMany' },
+			credentials: { ...creds(), apiKey: weakKey },
+		});
+		expect(error?.name).toBe('NodeApiError');
+		expect(error?.message).toMatch(/^insufficient_scope: /);
+		expect(error?.description).toMatch(/needs the scope "agents:read".*Mint a key/);
+		expect((error as unknown as { httpCode: string }).httpCode).toBe('403');
+	});
+});
+
+describe('Base URL', () => {
+	it('refuses plain HTTP to a host other than this machine unless allowed', async () => {
+		const { error } = await runNode({
+			parameters: { resource: 'agent', operation: 'getMany' },
+			credentials: { baseUrl: 'http://crm.example.com/api', apiKey },
+		});
+		expect(error?.message).toMatch(/plain http:\/\/ on crm\.example\.com/);
+	});
+
+	it('maps a refused connection to a NodeApiError without leaking the key', async () => {
+		const { error, run } = await runNode({
+			parameters: { resource: 'agent', operation: 'getMany' },
+			credentials: { baseUrl: 'http://127.0.0.1:9', apiKey },
+		});
+		expect(error?.message).toMatch(/^connection_refused: Nothing answers at the Base URL/);
+		expect(JSON.stringify(run)).not.toContain(apiKey);
+	});
+});
+
+describe('Dropdowns and searches', () => {
+	it('loads agents sorted by name with their messengers as the description', async () => {
+		const options = (await callMethod({ kind: 'loadOptions', method: 'getAgents', parameters: {}, credentials: creds() })) as INodePropertyOptions[];
+		expect(options.map((o) => o.name)).toEqual(['Sales Chat', 'Support Bot']);
+		expect(options[1].description).toContain('telegram');
+	});
+
+	it('loads the pipelines of the agent picked in the node, and the stages of the picked pipeline by code', async () => {
+		const pipelines = (await callMethod({
+			kind: 'loadOptions',
+			method: 'getPipelines',
+			parameters: { agentId: DEMO.supportBot },
+			credentials: creds(),
+		})) as INodePropertyOptions[];
+		expect(pipelines.map((o) => o.name)).toEqual(['Onboarding', 'Sales (default)']);
+		const stages = (await callMethod({
+			kind: 'loadOptions',
+			method: 'getStageCodes',
+			parameters: { pipelineId: DEMO.salesPipeline },
+			credentials: creds(),
+		})) as INodePropertyOptions[];
+		expect(stages.map((o) => o.value)).toEqual(['new', 'qualified', 'proposal', 'negotiation']);
+		const ids = (await callMethod({
+			kind: 'loadOptions',
+			method: 'getStageIds',
+			parameters: { pipelineId: DEMO.salesPipeline },
+			credentials: creds(),
+		})) as INodePropertyOptions[];
+		expect(ids).toHaveLength(4);
+	});
+
+	it('searches agents and pipelines by name', async () => {
+		const agents = (await callMethod({ kind: 'listSearch', method: 'searchAgents', parameters: {}, credentials: creds(), filter: 'sup' })) as INodeListSearchResult;
+		expect(agents.results.map((r) => r.value)).toEqual([DEMO.supportBot]);
+		const pipelines = (await callMethod({ kind: 'listSearch', method: 'searchPipelines', parameters: {}, credentials: creds(), filter: 'sales' })) as INodeListSearchResult;
+		expect(pipelines.results.map((r) => r.name)).toEqual(['Chat Sales', 'Sales']);
+	});
+
+	it('shows the API error instead of an empty list when the key lacks the scope', async () => {
+		const weakKey = sandbox.mintKey(['pipelines:read']);
+		await expect(
+			callMethod({ kind: 'loadOptions', method: 'getAgents', parameters: {}, credentials: { ...creds(), apiKey: weakKey } }),
+		).rejects.toThrow(/insufficient_scope/);
 	});
 });

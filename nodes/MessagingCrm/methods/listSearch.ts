@@ -1,7 +1,6 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
-import { isUuid } from '../helpers/validate';
-import { listAgents, listPipelines } from './loadOptions';
+import { currentId, listAgents, listPipelines } from './loadOptions';
 
 function matches(text: string, filter?: string): boolean {
 	return !filter || text.toLowerCase().includes(filter.trim().toLowerCase());
@@ -24,8 +23,7 @@ export async function searchPipelines(
 	this: ILoadOptionsFunctions,
 	filter?: string,
 ): Promise<INodeListSearchResult> {
-	const agentId = this.getCurrentNodeParameter('agentId', { extractValue: true });
-	const pipelines = await listPipelines(this, isUuid(agentId) ? agentId : undefined);
+	const pipelines = await listPipelines(this, currentId(this, 'agentId'));
 	return {
 		results: pipelines
 			.filter((p) => matches(`${p.name} ${p.id}`, filter))

@@ -8,9 +8,10 @@ function byName(a: INodePropertyOptions, b: INodePropertyOptions): number {
 	return a.name.localeCompare(b.name);
 }
 
-/** Reads a parameter of the node being edited, whether plain or a resource locator. */
-function currentId(ctx: ILoadOptionsFunctions, name: string): string | undefined {
-	const value = ctx.getCurrentNodeParameter(name, { extractValue: true });
+/** Reads an ID parameter of the node being edited, whether a plain value or a resource locator. */
+export function currentId(ctx: ILoadOptionsFunctions, name: string): string | undefined {
+	const raw = ctx.getCurrentNodeParameter(name) as unknown;
+	const value = typeof raw === 'object' && raw !== null && 'value' in raw ? (raw as { value: unknown }).value : raw;
 	return isUuid(value) ? value : undefined;
 }
 

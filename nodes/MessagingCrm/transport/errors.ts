@@ -75,16 +75,18 @@ export function failureFromResponse(status: number, body: unknown): ApiFailure {
 	};
 }
 
-const NETWORK_MESSAGES: Record<string, string> = {
-	ECONNRESET: 'The connection was reset before the API answered',
-	EPIPE: 'The connection was closed while the request was being sent',
-	ECONNABORTED: 'The API did not answer in time',
-	ETIMEDOUT: 'The API did not answer in time',
-	ESOCKETTIMEDOUT: 'The API did not answer in time',
-	ECONNREFUSED: 'Nothing answers at the Base URL (connection refused)',
-	ENOTFOUND: 'The host of the Base URL was not found',
-	EAI_AGAIN: 'The host of the Base URL could not be resolved right now',
-	ERR_BAD_RESPONSE: 'The API sent a response that could not be read',
+// Code names are our own words, not the system's E-codes: n8n rewrites messages that contain
+// those into generic sentences, and the envelope-style code is what users branch on.
+const NETWORK_FAILURES: Record<string, [code: string, message: string]> = {
+	ECONNRESET: ['connection_reset', 'The connection was reset before the API answered'],
+	EPIPE: ['connection_closed', 'The connection was closed while the request was being sent'],
+	ECONNABORTED: ['timeout', 'The API did not answer in time'],
+	ETIMEDOUT: ['timeout', 'The API did not answer in time'],
+	ESOCKETTIMEDOUT: ['timeout', 'The API did not answer in time'],
+	ECONNREFUSED: ['connection_refused', 'Nothing answers at the Base URL (connection refused)'],
+	ENOTFOUND: ['host_not_found', 'The host of the Base URL was not found'],
+	EAI_AGAIN: ['dns_failure', 'The host of the Base URL could not be resolved right now'],
+	ERR_BAD_RESPONSE: ['bad_response', 'The API sent a response that could not be read'],
 };
 
 /** Network failures worth another try for a request that is safe to repeat. */
@@ -116,11 +118,13 @@ export function networkCode(error: unknown): string | undefined {
 	return undefined;
 }
 
-export function failureFromNetwork(code: string, timeoutMs: number): ApiFailure {
-	const base = NETWORK_MESSAGES[code] ?? 'The request failed before the API answered';
-	const message =
-		code === 'ECONNABORTED' || code === 'ETIMEDOUT' ? `${base} (${timeoutMs} ms)` : base;
-	return { code: code.toLowerCase(), message, details: { network: code } };
+export function failureFromNetwork(systemCode: string, timeoutMs: number): ApiFailure {
+	const [code, base] = NETWORK_FAILURES[systemCode] ?? [
+		'network_error',
+		'The request failed before the API answered',
+	];
+	const message = code === 'timeout' ? `${base} (${timeoutMs} ms)` : base;
+	return { code, message, details: { network: systemCode } };
 }
 
 function hint(failure: ApiFailure, scope: ScopeRequirement): string | undefined {

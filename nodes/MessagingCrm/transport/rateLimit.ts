@@ -17,7 +17,8 @@ const EPOCH_SECONDS_THRESHOLD = 1_000_000_000;
 export const RESET_MARGIN_MS = 25;
 
 function headerValue(headers: Record<string, unknown>, name: string): string | undefined {
-	const raw = headers[name] ?? headers[name.toLowerCase()];
+	const key = Object.keys(headers).find((k) => k.toLowerCase() === name);
+	const raw = key === undefined ? undefined : headers[key];
 	const value = Array.isArray(raw) ? raw[0] : raw;
 	if (typeof value === 'number') return String(value);
 	return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;

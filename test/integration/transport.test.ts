@@ -1,0 +1,122 @@
+import { runNode } from '../harness/n8n';
+import type { Sandbox } from '../sandbox/server';
+import { startSandbox } from '../sandbox/server';
+
+let sandbox: Sandbox;
+let apiKey: string;
+
+beforeAll(async () => {
+	sandbox = await startSandbox();
+});
+afterAll(async () => sandbox.stop());
+beforeEach(() => {
+	sandbox.reset('demo');
+	sandbox.rateLimit = { enabled: true, limit: 120, windowMs: 60_000, resetFormat: 'seconds' };
+	apiKey = sandbox.mintKey();
+});
+
+const getAgents = (items = 1, continueOnFail = false) =>
+	runNode({
+		parameters: { resource: 'agent', operation: 'getMany' },
+		credentials: { baseUrl: sandbox.url, apiKey },
+		items: Array.from({ length: items }, (_, i) => ({ json: { i } })),
+		continueOnFail,
+	});
+
+describe('pacing under the rate limit', () => {
+	it.each(['seconds', 'epoch'] as const)(
+		'200 requests against 20 per 2 s (reset as %s): no 429 reaches the output, nothing lost',
+		async (resetFormat) => {
+			sandbox.rateLimit = { enabled: true, limit: 20, windowMs: 2000, resetFormat };
+			const count = resetFormat === 'seconds' ? 200 : 60;
+			const { items, error } = await getAgents(count, true);
+			expect(error).toBeUndefined();
+			expect(items.filter((i) => i.json.error)).toEqual([]);
+			expect(items).toHaveLength(count * 2);
+			const log = sandbox.requests();
+			expect(log).toHaveLength(count + log.filter((r) => r.status === 429).length);
+			// The pacer waits for the window instead of running into it.
+			expect(log.filter((r) => r.status === 429).length).toBe(0);
+		},
+		120_000,
+	);
+
+	it('waits out an injected 429 with Retry-After and then succeeds', async () => {
+		sandbox.injectFault({
+			path: '/agents',
+			count: 1,
+			kind: 'status',
+			status: 429,
+			headers: { 'Retry-After': '1' },
+			body: { error: { code: 'rate_limited', message: 'Slow down', details: {} } },
+		});
+		const started = Date.now();
+		const { items, error } = await getAgents();
+		expect(error).toBeUndefined();
+		expect(items).toHaveLength(2);
+		expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+		expect(sandbox.requests().map((r) => r.status)).toEqual([429, 200]);
+	});
+});
+
+describe('retries', () => {
+	it('retries an HTML 502 page and a reset connection on a GET', async () => {
+		sandbox.injectFault({ path: '/agents', count: 1, kind: 'html', status: 502 });
+		sandbox.injectFault({ path: '/agents', count: 1, kind: 'reset' });
+		sandbox.injectFault({ path: '/agents', count: 1, kind: 'status', status: 503 });
+		const { items, error } = await getAgents();
+		expect(error).toBeUndefined();
+		expect(items).toHaveLength(2);
+		expect(sandbox.requests().map((r) => r.status)).toEqual([502, 0, 503, 200]);
+	});
+
+	it('gives up after the retry budget with the last error, mapped', async () => {
+		sandbox.injectFault({ path: '/agents', count: 10, kind: 'html', status: 502 });
+		const { error } = await getAgents();
+		expect(error?.message).toMatch(/^bad_gateway: The API answered 502 without its error envelope: 502 Bad Gateway/);
+		expect(sandbox.requests()).toHaveLength(5);
+	});
+
+	it('never retries a final refusal such as a 409', async () => {
+		sandbox.injectFault({
+			path: '/agents',
+			count: 3,
+			kind: 'status',
+			status: 409,
+			body: { error: { code: 'conflict', message: 'Not now', details: { reason: 'test' } } },
+		});
+		const { error } = await getAgents();
+		expect(error?.message).toBe('conflict: Not now');
+		expect((error as unknown as { httpCode: string }).httpCode).toBe('409');
+		expect(sandbox.requests()).toHaveLength(1);
+	});
+
+	it('maps a 401 to the envelope message and a hint, without retrying', async () => {
+		const { error } = await runNode({
+			parameters: { resource: 'agent', operation: 'getMany' },
+			credentials: { baseUrl: sandbox.url, apiKey: 'mcrm_unknown' },
+		});
+		expect(error?.message).toBe('unauthorized: Unknown API key');
+		expect(error?.description).toMatch(/missing, mistyped or revoked/);
+		expect(sandbox.requests()).toHaveLength(1);
+	});
+});
+
+describe('the API key stays secret', () => {
+	it('never appears in outputs or errors, successful or failed', async () => {
+		const runs = [await getAgents(2)];
+		sandbox.injectFault({ path: '/agents', count: 10, kind: 'reset' });
+		runs.push(await getAgents(1));
+		runs.push(await getAgents(1, true));
+		sandbox.clearFaults();
+		sandbox.revokeKey(apiKey);
+		runs.push(await getAgents(1));
+		runs.push(await getAgents(1, true));
+		for (const run of runs) {
+			const text = JSON.stringify(run.run) + JSON.stringify(run.error ?? {}) + String(run.error?.stack ?? '');
+			expect(text).not.toContain(apiKey);
+		}
+		expect(runs[1].error?.message).toMatch(/^connection_reset:/);
+		expect(runs[4].items[0].json.code).toBe('unauthorized');
+	});
+});
