@@ -6,6 +6,8 @@ import type { AddressInfo, Socket } from 'net';
 import { ApiError, validation } from './errors';
 import { isUuid } from './ids';
 import { agentRoutes } from './routes/agents';
+import { customerRoutes } from './routes/customers';
+import { dealRoutes } from './routes/deals';
 import { pipelineRoutes } from './routes/pipelines';
 import { seedDemo, Store } from './store';
 
@@ -161,7 +163,7 @@ export class Sandbox {
 
 	private sockets = new Set<Socket>();
 
-	private readonly routes = [...agentRoutes, ...pipelineRoutes].map(compileRoute);
+	private readonly routes = [...agentRoutes, ...pipelineRoutes, ...customerRoutes, ...dealRoutes].map(compileRoute);
 
 	private server = createServer((req, res) => {
 		this.handle(req, res).catch((error: unknown) => {

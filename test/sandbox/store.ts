@@ -24,10 +24,124 @@ export interface PipelineRow {
 	stages: StageRow[];
 }
 
+export interface MessengerRow {
+	type: string;
+	id: string;
+	username: string | null;
+	/** Last message from the customer on this messenger (anchors the 24-hour window). */
+	last_inbound_at: string | null;
+	/** Bot messenger: the customer pressed Start (a bot cannot write first otherwise). */
+	started: boolean;
+	/** The customer blocked the bot on this messenger. */
+	blocked: boolean;
+	/** The messenger has a profile photo to fetch. */
+	has_photo: boolean;
+}
+
+export interface VariableRow {
+	name: string;
+	type: string;
+	is_list: boolean;
+	value: unknown;
+	value_list: unknown[] | null;
+	group_name: string | null;
+	updated_at: string;
+}
+
+export interface CustomerRow {
+	id: string;
+	full_name: string | null;
+	phone: string | null;
+	email: string | null;
+	avatar_url: string | null;
+	/** Where the stored photo came from, so that an unchanged photo is not downloaded again. */
+	avatar_source: string | null;
+	avatar_downloads: number;
+	source: string | null;
+	language: string | null;
+	tags: string[];
+	messengers: MessengerRow[];
+	variables: Map<string, VariableRow>;
+	notes: number;
+	merged_into: string | null;
+	is_active: boolean;
+	created_at: string;
+}
+
+export interface DealRow {
+	id: string;
+	customer_id: string;
+	pipeline_id: string;
+	stage_id: string;
+	title: string | null;
+	status: 'active' | 'won' | 'lost';
+	closed_reason: string | null;
+	created_at: string;
+	moved_at: string | null;
+	variables: Map<string, VariableRow>;
+	/** Increases with every create and move, to tell the current deal apart. */
+	order: number;
+}
+
+export interface TimelineEntry {
+	id: string;
+	kind: 'system' | 'outgoing' | 'inbound' | 'pause';
+	text: string;
+	at: string;
+	/** The messenger a message came from or went to (kept across merges). */
+	messenger_type?: string | null;
+	[extra: string]: unknown;
+}
+
+export interface ConversationRow {
+	id: string;
+	customer_id: string;
+	agent_id: string;
+	status: 'active' | 'archived';
+	created_at: string;
+	timeline: TimelineEntry[];
+}
+
+export interface PromoCodeRow {
+	pool_id: string;
+	code: string;
+	position: number;
+	customer_id: string | null;
+	reserved_at: string | null;
+	issued_at: string | null;
+	revoked_at: string | null;
+	/** Set when a merge moved this code from a donor to the winner. */
+	moved_from: string | null;
+}
+
 export class Store {
 	agents = new Map<string, AgentRow>();
 
 	pipelines = new Map<string, PipelineRow>();
+
+	customers = new Map<string, CustomerRow>();
+
+	deals = new Map<string, DealRow>();
+
+	conversations = new Map<string, ConversationRow>();
+
+	/** Promo code rows in queue order, per pool. */
+	promoCodes = new Map<string, PromoCodeRow[]>();
+
+	/** The code rows issued to a customer (not revoked). */
+	codesOf(customerId: string): PromoCodeRow[] {
+		const out: PromoCodeRow[] = [];
+		for (const rows of this.promoCodes.values()) {
+			for (const row of rows) if (row.customer_id === customerId && !row.revoked_at) out.push(row);
+		}
+		return out;
+	}
+
+	private ticks = 0;
+
+	tick(): number {
+		return ++this.ticks;
+	}
 
 	addAgent(agent: AgentRow): AgentRow {
 		this.agents.set(agent.id, agent);
@@ -37,6 +151,20 @@ export class Store {
 	addPipeline(pipeline: PipelineRow): PipelineRow {
 		this.pipelines.set(pipeline.id, pipeline);
 		return pipeline;
+	}
+
+	defaultPipeline(agentId?: string): PipelineRow | undefined {
+		const all = [...this.pipelines.values()].filter((p) => !agentId || p.agent_id === agentId);
+		return all.find((p) => p.is_default) ?? all[0];
+	}
+
+	activeDeals(customerId: string): DealRow[] {
+		return [...this.deals.values()].filter((d) => d.customer_id === customerId && d.status === 'active');
+	}
+
+	/** The customer's current deal: the active one moved or created last. */
+	currentDeal(customerId: string): DealRow | undefined {
+		return this.activeDeals(customerId).sort((a, b) => b.order - a.order)[0];
 	}
 
 	stageById(stageId: string): { pipeline: PipelineRow; stage: StageRow } | undefined {

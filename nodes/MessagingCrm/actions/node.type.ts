@@ -3,7 +3,11 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 /** Every resource and its operations: the router dispatches only on these names. */
 export type MessagingCrmMap = {
 	agent: 'getMany';
+	conversation: 'open';
+	customer: 'upsert' | 'get' | 'find' | 'merge' | 'getMessengers';
+	deal: 'getMany' | 'create' | 'moveStage' | 'close';
 	pipeline: 'getMany';
+	variable: 'get' | 'set';
 };
 
 export type Resource = keyof MessagingCrmMap;

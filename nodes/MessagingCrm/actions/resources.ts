@@ -1,7 +1,11 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import * as agent from './agent/Agent.resource';
+import * as conversation from './conversation/Conversation.resource';
+import * as customer from './customer/Customer.resource';
+import * as deal from './deal/Deal.resource';
 import * as pipeline from './pipeline/Pipeline.resource';
+import * as variable from './variable/Variable.resource';
 
 /** The Resource selector and every resource's operations and fields. */
 export const properties: INodeProperties[] = [
@@ -12,10 +16,18 @@ export const properties: INodeProperties[] = [
 		noDataExpression: true,
 		options: [
 			{ name: 'Agent', value: 'agent' },
+			{ name: 'Conversation', value: 'conversation' },
+			{ name: 'Customer', value: 'customer' },
+			{ name: 'Deal', value: 'deal' },
 			{ name: 'Pipeline', value: 'pipeline' },
+			{ name: 'Variable', value: 'variable', description: 'Variables of a customer or a deal' },
 		],
-		default: 'agent',
+		default: 'customer',
 	},
 	...agent.description,
+	...conversation.description,
+	...customer.description,
+	...deal.description,
 	...pipeline.description,
+	...variable.description,
 ];

@@ -3,12 +3,20 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { apiFailureOf } from '../transport/errors';
 import * as agent from './agent/Agent.resource';
+import * as conversation from './conversation/Conversation.resource';
+import * as customer from './customer/Customer.resource';
+import * as deal from './deal/Deal.resource';
 import type { MessagingCrmMap, Operation, Resource } from './node.type';
 import * as pipeline from './pipeline/Pipeline.resource';
+import * as variable from './variable/Variable.resource';
 
 const resources: { [R in Resource]: Record<MessagingCrmMap[R], Operation> } = {
 	agent: agent.operations,
+	conversation: conversation.operations,
+	customer: customer.operations,
+	deal: deal.operations,
 	pipeline: pipeline.operations,
+	variable: variable.operations,
 };
 
 function operationFor(ctx: IExecuteFunctions, itemIndex: number): Operation {

@@ -153,7 +153,9 @@ export function toNodeApiError(
 	scope: ScopeRequirement,
 	itemIndex?: number,
 ): NodeApiError {
-	const message = failure.message ? `${failure.code}: ${failure.message}` : failure.code;
+	let message = failure.message ? `${failure.code}: ${failure.message}` : failure.code;
+	const variable = failure.details.variable;
+	if (typeof variable === 'string' && !message.includes(variable)) message += ` (variable "${variable}")`;
 	const response: JsonObject = {
 		code: failure.code,
 		message: failure.message,

@@ -40,6 +40,8 @@ export interface ApiRequest {
 	idempotent?: boolean;
 	/** Also retry an API error when this says so (e.g. a send failure with `details.retryable`). */
 	retryWhen?: (failure: ApiFailure) => boolean;
+	/** Error statuses answered as a response instead of thrown (e.g. 404 on a lookup). */
+	acceptStatus?: number[];
 	/** Item the request is made for, so that errors name it. */
 	itemIndex?: number;
 }
@@ -180,7 +182,9 @@ export async function apiRequest<T = unknown>(
 		const headers = response.headers ?? {};
 		pacer.observe(parseRateLimitHeaders(headers, now));
 		const status = response.statusCode;
-		if (status < 400) return { status, body: response.body as T, headers, attempts };
+		if (status < 400 || request.acceptStatus?.includes(status)) {
+			return { status, body: response.body as T, headers, attempts };
+		}
 
 		if (status === 429 && rateWaits < TRANSPORT_DEFAULTS.maxRateLimitWaits) {
 			// A 429 is refused before anything happens, so any request may be repeated.

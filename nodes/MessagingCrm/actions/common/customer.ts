@@ -1,0 +1,107 @@
+import type { IDataObject, IExecuteFunctions, INodeParameterResourceLocator, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { optionalEmail, optionalPhone } from '../../helpers/bounds';
+import { pathSegment } from '../../helpers/url';
+import { invalidInput, isUuid } from '../../helpers/validate';
+import { apiRequest } from '../../transport/request';
+
+const UUID_REGEX = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+
+/** The customer of a customer-scoped operation: by ID, or found by phone, email or messenger. */
+export const customerLocator: INodeProperties = {
+	displayName: 'Customer',
+	name: 'customerId',
+	type: 'resourceLocator',
+	default: { mode: 'id', value: '' },
+	required: true,
+	description: 'The customer card. Anything but an ID is looked up first (needs customers:read).',
+	modes: [
+		{
+			displayName: 'By ID',
+			name: 'id',
+			type: 'string',
+			placeholder: 'e.g. 3f1c0a52-5d2e-4a7b-9c41-0e8d2b6f7a10',
+			validation: [{ type: 'regex', properties: { regex: UUID_REGEX, errorMessage: 'Not a customer ID (a UUID)' } }],
+		},
+		{ displayName: 'By Phone', name: 'phone', type: 'string', placeholder: 'e.g. +15551234567' },
+		{ displayName: 'By Email', name: 'email', type: 'string', placeholder: 'e.g. name@example.com' },
+		{
+			displayName: 'By Messenger',
+			name: 'messenger',
+			type: 'string',
+			placeholder: 'e.g. telegram:123456789',
+			hint: 'The messenger type, a colon, and the customer\'s ID in that messenger',
+		},
+	],
+};
+
+export type LookupQuery = { messenger_type: string; messenger_id: string } | { phone: string } | { email: string };
+
+/** Builds the lookup query for a locator mode, checking the value before any request. */
+export function lookupQuery(ctx: IExecuteFunctions, itemIndex: number, mode: string, value: unknown, field = 'Customer'): LookupQuery {
+	if (mode === 'phone') {
+		const phone = optionalPhone(ctx, itemIndex, field, value);
+		if (!phone) throw invalidInput(ctx.getNode(), itemIndex, field, 'has no phone number', 'Enter or map a phone number such as +15551234567.');
+		return { phone };
+	}
+	if (mode === 'email') {
+		const email = optionalEmail(ctx, itemIndex, field, value);
+		if (!email) throw invalidInput(ctx.getNode(), itemIndex, field, 'has no email address', 'Enter or map an email address.');
+		return { email };
+	}
+	if (mode === 'messenger') {
+		const text = typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
+		const colon = text.indexOf(':');
+		if (colon < 1 || colon === text.length - 1) {
+			throw invalidInput(ctx.getNode(), itemIndex, field, `must be "type:id", got ${JSON.stringify(text.slice(0, 60))}`, 'Write the messenger type and the customer\'s ID in it, for example telegram:123456789.');
+		}
+		return { messenger_type: text.slice(0, colon).trim(), messenger_id: text.slice(colon + 1).trim() };
+	}
+	throw invalidInput(ctx.getNode(), itemIndex, field, `has an unknown mode "${mode}"`, 'Choose By ID, By Phone, By Email or By Messenger.');
+}
+
+function describeQuery(query: LookupQuery): string {
+	if ('phone' in query) return `phone ${query.phone}`;
+	if ('email' in query) return `email ${query.email}`;
+	return `${query.messenger_type} ID ${query.messenger_id}`;
+}
+
+/** GET /customers/lookup; null when nobody matches (the API answers 404). */
+export async function lookupCustomer(ctx: IExecuteFunctions, itemIndex: number, query: LookupQuery): Promise<IDataObject | null> {
+	const { status, body } = await apiRequest<IDataObject>(ctx, {
+		method: 'GET',
+		path: '/customers/lookup',
+		query: query as unknown as IDataObject,
+		scope: 'customers:read',
+		acceptStatus: [404],
+		itemIndex,
+	});
+	return status === 404 ? null : body;
+}
+
+/** The customer's ID for a locator parameter, looking it up when it is not given by ID. */
+export async function resolveCustomerId(ctx: IExecuteFunctions, itemIndex: number, parameter = 'customerId'): Promise<string> {
+	const locator = ctx.getNodeParameter(parameter, itemIndex) as INodeParameterResourceLocator | string;
+	const { mode, value } = typeof locator === 'object' && locator !== null ? locator : { mode: 'id', value: locator };
+	if (mode === 'id' || mode === 'list') {
+		const id = typeof value === 'string' ? value.trim() : value;
+		if (!isUuid(id)) {
+			throw invalidInput(ctx.getNode(), itemIndex, 'Customer', `must be a customer ID (a UUID), got ${JSON.stringify(String(id ?? '').slice(0, 60))}`, 'Map the customer\'s ID, or switch the field to By Phone, By Email or By Messenger.');
+		}
+		return id;
+	}
+	const query = lookupQuery(ctx, itemIndex, String(mode), value);
+	const customer = await lookupCustomer(ctx, itemIndex, query);
+	if (!customer || typeof customer.id !== 'string') {
+		throw new NodeOperationError(ctx.getNode(), `Item ${itemIndex + 1}: no customer with ${describeQuery(query)}`, {
+			itemIndex,
+			description: 'Check the value, or create the customer first with Customer → Create or Update.',
+		});
+	}
+	return customer.id;
+}
+
+export function customerPath(id: string, suffix = ''): string {
+	return `/customers/${pathSegment(id)}${suffix}`;
+}

@@ -1,0 +1,70 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { pathSegment } from '../../helpers/url';
+import { uuidParam } from '../../helpers/validate';
+import { apiRequest } from '../../transport/request';
+import { customerLocator, customerPath, resolveCustomerId } from './customer';
+
+/**
+ * Which deal: by ID, or the active deal of a customer in a pipeline (the API has one active deal
+ * per customer per pipeline, so the pair names it).
+ */
+export const dealSelector: INodeProperties[] = [
+	{
+		displayName: 'Deal',
+		name: 'dealBy',
+		type: 'options',
+		default: 'customer',
+		options: [
+			{ name: "Customer's Active Deal in a Pipeline", value: 'customer' },
+			{ name: 'By Deal ID', value: 'id' },
+		],
+	},
+	{
+		displayName: 'Deal ID',
+		name: 'dealId',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. 8c7d2f4e-1b3a-4c5d-9e8f-0a1b2c3d4e5f',
+		displayOptions: { show: { dealBy: ['id'] } },
+	},
+	{ ...customerLocator, displayOptions: { show: { dealBy: ['customer'] } } },
+	{
+		displayName: 'Pipeline Name or ID',
+		name: 'pipelineId',
+		type: 'options',
+		typeOptions: { loadOptionsMethod: 'getPipelines' },
+		default: '',
+		required: true,
+		displayOptions: { show: { dealBy: ['customer'] } },
+		description: 'The pipeline whose active deal is meant. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+	},
+];
+
+export async function resolveDealId(ctx: IExecuteFunctions, itemIndex: number): Promise<string> {
+	const by = ctx.getNodeParameter('dealBy', itemIndex, 'id') as string;
+	if (by === 'id') return uuidParam(ctx, ctx.getNodeParameter('dealId', itemIndex, ''), itemIndex, 'Deal ID', true) as string;
+	const pipelineId = uuidParam(ctx, ctx.getNodeParameter('pipelineId', itemIndex, ''), itemIndex, 'Pipeline', true) as string;
+	const customerId = await resolveCustomerId(ctx, itemIndex);
+	const { body } = await apiRequest<{ deals?: IDataObject[] }>(ctx, {
+		method: 'GET',
+		path: customerPath(customerId, '/deals'),
+		query: { pipeline_id: pipelineId },
+		scope: 'customers:read',
+		itemIndex,
+	});
+	const active = (body.deals ?? []).find((d) => d.status !== 'won' && d.status !== 'lost');
+	if (!active || typeof active.id !== 'string') {
+		throw new NodeOperationError(ctx.getNode(), `Item ${itemIndex + 1}: the customer has no active deal in pipeline ${pipelineId}`, {
+			itemIndex,
+			description: 'Create one with Deal → Create, or pick the deal by its ID.',
+		});
+	}
+	return active.id;
+}
+
+export function dealPath(id: string, suffix = ''): string {
+	return `/deals/${pathSegment(id)}${suffix}`;
+}

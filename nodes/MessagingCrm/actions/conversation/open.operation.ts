@@ -1,0 +1,32 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { uuidParam } from '../../helpers/validate';
+import { apiRequest } from '../../transport/request';
+import { agentSelect } from '../common.descriptions';
+import { customerLocator, customerPath, resolveCustomerId } from '../common/customer';
+
+const properties: INodeProperties[] = [
+	customerLocator,
+	agentSelect({
+		description:
+			'The agent to open the dialog on. May be left empty only when the customer already has a dialog or a deal to inherit it from. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+	}),
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['conversation'], operation: ['open'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const agentId = uuidParam(this, this.getNodeParameter('agentId', itemIndex, ''), itemIndex, 'Agent', false);
+	const customerId = await resolveCustomerId(this, itemIndex);
+	const { status, body } = await apiRequest<IDataObject>(this, {
+		method: 'POST',
+		path: customerPath(customerId, '/conversations'),
+		body: { agent_id: agentId ?? null },
+		// Idempotent by construction: an open dialog for the pair is returned untouched.
+		idempotent: true,
+		scope: 'customers:write',
+		itemIndex,
+	});
+	return [{ ...body, created: body.created ?? status === 201, customer_blocked: body.customer_blocked ?? false, customer_id: customerId }];
+}

@@ -1,0 +1,61 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+
+import { MESSENGER_TYPE_OPTIONS } from '../common/messengers';
+import { lookupCustomer, lookupQuery } from '../common/customer';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Find By',
+		name: 'findBy',
+		type: 'options',
+		default: 'phone',
+		options: [
+			{ name: 'Phone', value: 'phone' },
+			{ name: 'Email', value: 'email' },
+			{ name: 'Messenger Identity', value: 'messenger' },
+		],
+	},
+	{ displayName: 'Phone', name: 'phone', type: 'string', default: '', required: true, placeholder: 'e.g. +15551234567', displayOptions: { show: { findBy: ['phone'] } } },
+	{ displayName: 'Email', name: 'email', type: 'string', default: '', required: true, placeholder: 'name@email.com', displayOptions: { show: { findBy: ['email'] } } },
+	{ displayName: 'Messenger Type', name: 'messengerType', type: 'options', options: MESSENGER_TYPE_OPTIONS, default: 'telegram', displayOptions: { show: { findBy: ['messenger'] } } },
+	{ displayName: 'ID in the Messenger', name: 'messengerId', type: 'string', default: '', required: true, placeholder: 'e.g. 123456789', displayOptions: { show: { findBy: ['messenger'] } } },
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Fail If Not Found',
+				name: 'failIfNotFound',
+				type: 'boolean',
+				default: false,
+				description: 'Whether to fail the item when nobody matches, instead of giving no item for it',
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['customer'], operation: ['find'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const by = this.getNodeParameter('findBy', itemIndex) as string;
+	const value =
+		by === 'messenger'
+			? `${String(this.getNodeParameter('messengerType', itemIndex, ''))}:${String(this.getNodeParameter('messengerId', itemIndex, ''))}`
+			: this.getNodeParameter(by, itemIndex, '');
+	const label = by === 'phone' ? 'Phone' : by === 'email' ? 'Email' : 'ID in the Messenger';
+	const query = lookupQuery(this, itemIndex, by, value, label);
+	const customer = await lookupCustomer(this, itemIndex, query);
+	if (customer) return [customer];
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	if (options.failIfNotFound) {
+		throw new NodeOperationError(this.getNode(), `Item ${itemIndex + 1}: no customer matches`, {
+			itemIndex,
+			description: 'Turn off "Fail If Not Found" to get no item instead.',
+		});
+	}
+	return [];
+}

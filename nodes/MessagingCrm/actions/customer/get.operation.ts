@@ -1,0 +1,13 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { apiRequest } from '../../transport/request';
+import { customerLocator, customerPath, resolveCustomerId } from '../common/customer';
+
+export const description = updateDisplayOptions({ show: { resource: ['customer'], operation: ['get'] } }, [customerLocator]);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const id = await resolveCustomerId(this, itemIndex);
+	const { body } = await apiRequest<IDataObject>(this, { method: 'GET', path: customerPath(id), scope: 'customers:read', itemIndex });
+	return [body];
+}

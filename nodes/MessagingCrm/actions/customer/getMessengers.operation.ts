@@ -1,0 +1,34 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { apiRequest } from '../../transport/request';
+import { customerLocator, customerPath, resolveCustomerId } from '../common/customer';
+
+const properties: INodeProperties[] = [
+	customerLocator,
+	{
+		displayName: 'Output',
+		name: 'output',
+		type: 'options',
+		default: 'each',
+		options: [
+			{ name: 'One Item per Messenger', value: 'each' },
+			{ name: 'One Item With All Messengers', value: 'all' },
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['customer'], operation: ['getMessengers'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const id = await resolveCustomerId(this, itemIndex);
+	const { body } = await apiRequest<{ messengers?: IDataObject[] }>(this, {
+		method: 'GET',
+		path: customerPath(id, '/messengers'),
+		scope: 'customers:read',
+		itemIndex,
+	});
+	const messengers = body.messengers ?? [];
+	if (this.getNodeParameter('output', itemIndex, 'each') === 'all') return [{ customer_id: id, messengers }];
+	return messengers.map((m) => ({ customer_id: id, ...m }));
+}

@@ -1,0 +1,76 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { LIMITS, optionalText } from '../../helpers/bounds';
+import { invalidInput, uuidParam } from '../../helpers/validate';
+import { apiRequest } from '../../transport/request';
+import { customerLocator, customerPath, resolveCustomerId } from '../common/customer';
+
+const properties: INodeProperties[] = [
+	{ ...customerLocator, displayName: 'Winner (Card That Stays)' },
+	{
+		displayName: 'Donor By',
+		name: 'donorBy',
+		type: 'options',
+		default: 'id',
+		options: [
+			{ name: 'Customer', value: 'id', description: 'The card to merge into the winner' },
+			{ name: 'Promo Code', value: 'promoCode', description: 'The customer this code was issued to' },
+		],
+	},
+	{ ...customerLocator, name: 'donorId', displayName: 'Donor (Card Merged Away)', displayOptions: { show: { donorBy: ['id'] } } },
+	{ displayName: 'Promo Code', name: 'promoCode', type: 'string', default: '', required: true, displayOptions: { show: { donorBy: ['promoCode'] } } },
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Absorb Conversations',
+				name: 'absorbConversations',
+				type: 'boolean',
+				default: false,
+				description: 'Whether to merge the donor\'s messages from other agents into one feed in the target dialog too (each message keeps its messenger); emptied dialogs are archived',
+			},
+			{
+				displayName: 'Keep Conversation ID',
+				name: 'keepConversationId',
+				type: 'string',
+				default: '',
+				description: 'The dialog that stays active on its agent; by default the winner\'s',
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['customer'], operation: ['merge'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const keep = uuidParam(this, options.keepConversationId, itemIndex, 'Keep Conversation ID', false);
+	const body: IDataObject = { absorb_conversations: options.absorbConversations === true, keep_conversation_id: keep };
+	if (this.getNodeParameter('donorBy', itemIndex) === 'promoCode') {
+		const code = optionalText(this, itemIndex, 'Promo Code', this.getNodeParameter('promoCode', itemIndex, ''), LIMITS.promoCode);
+		if (!code) throw invalidInput(this.getNode(), itemIndex, 'Promo Code', 'is empty', 'Enter the code that was issued to the donor.');
+		body.promo_code = code;
+	}
+	const winnerId = await resolveCustomerId(this, itemIndex);
+	if (body.promo_code === undefined) {
+		body.from_customer_id = await resolveCustomerId(this, itemIndex, 'donorId');
+		if (body.from_customer_id === winnerId) {
+			throw invalidInput(this.getNode(), itemIndex, 'Donor', 'is the same card as the winner', 'Pick two different customers.');
+		}
+	}
+	const { body: report } = await apiRequest<IDataObject>(this, {
+		method: 'POST',
+		path: customerPath(winnerId, '/merge'),
+		body,
+		// Repeating a merge is safe: an already merged donor answers already_merged and moves nothing.
+		idempotent: true,
+		scope: 'customers:write',
+		itemIndex,
+	});
+	return [report];
+}

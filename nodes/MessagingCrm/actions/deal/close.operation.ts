@@ -1,0 +1,43 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { LIMITS, optionalText } from '../../helpers/bounds';
+import { invalidInput } from '../../helpers/validate';
+import { apiRequest } from '../../transport/request';
+import { dealPath, dealSelector, resolveDealId } from '../common/deal';
+
+const properties: INodeProperties[] = [
+	...dealSelector,
+	{
+		displayName: 'Outcome',
+		name: 'closeStatus',
+		type: 'options',
+		default: 'won',
+		options: [
+			{ name: 'Won', value: 'won' },
+			{ name: 'Lost', value: 'lost' },
+		],
+	},
+	{ displayName: 'Reason', name: 'reason', type: 'string', default: '', description: 'Stored as the deal\'s closed reason, up to 500 characters' },
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['deal'], operation: ['close'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const body: IDataObject = {
+		status: this.getNodeParameter('closeStatus', itemIndex, 'won') as string,
+		reason: optionalText(this, itemIndex, 'Reason', this.getNodeParameter('reason', itemIndex, ''), LIMITS.closeReason),
+	};
+	if (body.status !== 'won' && body.status !== 'lost') {
+		throw invalidInput(this.getNode(), itemIndex, 'Outcome', `must be won or lost, got ${JSON.stringify(body.status)}`, 'Pick Won or Lost.');
+	}
+	const dealId = await resolveDealId(this, itemIndex);
+	const { body: deal } = await apiRequest<IDataObject>(this, {
+		method: 'POST',
+		path: dealPath(dealId, '/close'),
+		body,
+		scope: 'customers:write',
+		itemIndex,
+	});
+	return [deal];
+}

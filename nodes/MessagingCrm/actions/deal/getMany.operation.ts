@@ -1,0 +1,51 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { uuidParam } from '../../helpers/validate';
+import { apiRequest } from '../../transport/request';
+import { applyLimit, returnAllOrLimit } from '../common.descriptions';
+import { customerLocator, customerPath, resolveCustomerId } from '../common/customer';
+
+const properties: INodeProperties[] = [
+	customerLocator,
+	{
+		displayName: 'Pipeline Name or ID',
+		name: 'pipelineId',
+		type: 'options',
+		typeOptions: { loadOptionsMethod: 'getPipelines' },
+		default: '',
+		description: 'Only deals in this pipeline; empty for all. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+	},
+	{
+		displayName: 'Status',
+		name: 'status',
+		type: 'options',
+		default: 'all',
+		options: [
+			{ name: 'All', value: 'all' },
+			{ name: 'Open', value: 'open', description: 'Neither won nor lost' },
+			{ name: 'Won', value: 'won' },
+			{ name: 'Lost', value: 'lost' },
+		],
+		description: 'Filters the answer here; the API lists closed deals too',
+	},
+	...returnAllOrLimit,
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['deal'], operation: ['getMany'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const pipelineId = uuidParam(this, this.getNodeParameter('pipelineId', itemIndex, ''), itemIndex, 'Pipeline', false);
+	const status = this.getNodeParameter('status', itemIndex, 'all') as string;
+	const customerId = await resolveCustomerId(this, itemIndex);
+	const { body } = await apiRequest<{ deals?: IDataObject[] }>(this, {
+		method: 'GET',
+		path: customerPath(customerId, '/deals'),
+		query: { pipeline_id: pipelineId },
+		scope: 'customers:read',
+		itemIndex,
+	});
+	const closed = (d: IDataObject) => d.status === 'won' || d.status === 'lost';
+	const deals = (body.deals ?? []).filter((d) => (status === 'all' ? true : status === 'open' ? !closed(d) : d.status === status));
+	return applyLimit(this, itemIndex, deals).map((d) => ({ customer_id: customerId, ...d }));
+}

@@ -1,0 +1,72 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { LIMITS, optionalText } from '../../helpers/bounds';
+import { invalidInput, uuidParam } from '../../helpers/validate';
+import { apiRequest } from '../../transport/request';
+import { customerLocator, customerPath, resolveCustomerId } from '../common/customer';
+
+const properties: INodeProperties[] = [
+	customerLocator,
+	{
+		displayName: 'Stage By',
+		name: 'stageBy',
+		type: 'options',
+		default: 'code',
+		options: [
+			{ name: 'Stage Code', value: 'code', description: 'The stable handle of a stage' },
+			{ name: 'Stage ID', value: 'id' },
+		],
+	},
+	{
+		displayName: 'Pipeline Name or ID',
+		name: 'pipelineId',
+		type: 'options',
+		typeOptions: { loadOptionsMethod: 'getPipelines' },
+		default: '',
+		description: 'The customer\'s pipeline, to list its stages (not sent). Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+	},
+	{
+		displayName: 'Stage Name or ID',
+		name: 'stageCode',
+		type: 'options',
+		typeOptions: { loadOptionsMethod: 'getStageCodes', loadOptionsDependsOn: ['pipelineId'] },
+		default: '',
+		required: true,
+		displayOptions: { show: { stageBy: ['code'] } },
+		description: 'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
+	},
+	{
+		displayName: 'Stage Name or ID',
+		name: 'stageId',
+		type: 'options',
+		typeOptions: { loadOptionsMethod: 'getStageIds', loadOptionsDependsOn: ['pipelineId'] },
+		default: '',
+		required: true,
+		displayOptions: { show: { stageBy: ['id'] } },
+		description: 'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
+	},
+	{ displayName: 'Reason', name: 'reason', type: 'string', default: '', description: 'Why the deal moves, kept with the move' },
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['deal'], operation: ['moveStage'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const body: IDataObject = { reason: optionalText(this, itemIndex, 'Reason', this.getNodeParameter('reason', itemIndex, ''), LIMITS.closeReason) };
+	if (this.getNodeParameter('stageBy', itemIndex, 'code') === 'id') {
+		body.stage_id = uuidParam(this, this.getNodeParameter('stageId', itemIndex, ''), itemIndex, 'Stage', true);
+	} else {
+		const code = optionalText(this, itemIndex, 'Stage', this.getNodeParameter('stageCode', itemIndex, ''), LIMITS.stageCode);
+		if (!code) throw invalidInput(this.getNode(), itemIndex, 'Stage', 'is empty', 'Pick a stage, or map its stage code.');
+		body.stage_code = code;
+	}
+	const customerId = await resolveCustomerId(this, itemIndex);
+	const { body: moved } = await apiRequest<IDataObject>(this, {
+		method: 'POST',
+		path: customerPath(customerId, '/stage'),
+		body,
+		scope: 'customers:write',
+		itemIndex,
+	});
+	return [{ customer_id: customerId, ...moved }];
+}

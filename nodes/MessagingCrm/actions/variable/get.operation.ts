@@ -1,0 +1,36 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { apiRequest } from '../../transport/request';
+import { targetProperties, variablesPath } from './target';
+
+const properties: INodeProperties[] = [
+	...targetProperties,
+	{
+		displayName: 'Output',
+		name: 'output',
+		type: 'options',
+		default: 'object',
+		options: [
+			{ name: 'One Item, Name to Value', value: 'object', description: 'For example {"plan": "pro", "seats": 5}, handy in expressions' },
+			{ name: 'One Item per Variable', value: 'each', description: 'With type, list elements, group and update time' },
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['variable'], operation: ['get'] } }, properties);
+
+/** The API's variable list as one item: name to value (lists as arrays), with the full list kept. */
+export function variablesItem(owner: Record<string, string>, variables: IDataObject[]): IDataObject {
+	const values: IDataObject = {};
+	for (const v of variables) values[String(v.name)] = (v.is_list ? v.value_list : v.value) as IDataObject[keyof IDataObject];
+	return { ...owner, values, variables };
+}
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const { path, owner } = await variablesPath(this, itemIndex);
+	const { body } = await apiRequest<{ variables?: IDataObject[] }>(this, { method: 'GET', path, scope: 'customers:read', itemIndex });
+	const variables = body.variables ?? [];
+	if (this.getNodeParameter('output', itemIndex, 'object') === 'each') return variables.map((v) => ({ ...owner, ...v }));
+	return [variablesItem(owner, variables)];
+}

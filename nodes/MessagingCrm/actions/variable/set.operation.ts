@@ -1,0 +1,34 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { invalidInput } from '../../helpers/validate';
+import { apiRequest } from '../../transport/request';
+import { chunkVariables, readVariables, variablesEditor } from '../common/variables';
+import { variablesItem } from './get.operation';
+import { targetProperties, variablesPath } from './target';
+
+const properties: INodeProperties[] = [...targetProperties, ...variablesEditor(false)];
+
+export const description = updateDisplayOptions({ show: { resource: ['variable'], operation: ['set'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const variables = readVariables(this, itemIndex) ?? {};
+	if (Object.keys(variables).length === 0) {
+		throw invalidInput(this.getNode(), itemIndex, 'Variables', 'is empty', 'Add at least one variable row, or write a JSON object.');
+	}
+	const { path, owner } = await variablesPath(this, itemIndex);
+	let latest: IDataObject[] = [];
+	// At most 50 per call: larger sets go as consecutive calls, and the last answer is the final state.
+	for (const chunk of chunkVariables(variables)) {
+		const { body } = await apiRequest<{ variables?: IDataObject[] }>(this, {
+			method: 'PATCH',
+			path,
+			body: { variables: chunk },
+			idempotent: true,
+			scope: 'customers:write',
+			itemIndex,
+		});
+		latest = body.variables ?? [];
+	}
+	return [variablesItem(owner, latest)];
+}
