@@ -263,7 +263,12 @@ export async function runNode(options: {
 		},
 	} as unknown as IRunExecutionData;
 	const execute = new WorkflowExecute(data, 'manual', runExecutionData);
-	await execute.processRunExecutionData(workflow);
+	try {
+		await execute.processRunExecutionData(workflow);
+	} catch (error) {
+		// n8n refuses to start a workflow whose static parameters have issues (as the editor shows them).
+		return { items: [], error: error as ExecutionError, run: { data: runExecutionData } as unknown as IRun };
+	}
 	const run = await done;
 	const task = run.data.resultData.runData[node.name]?.[0];
 	return {

@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { LIMITS, optionalEmail, optionalPhone, optionalText } from '../../helpers/bounds';
 import { invalidInput, uuidParam } from '../../helpers/validate';
@@ -146,7 +146,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		return { type, id, ...(username ? { username } : {}) };
 	});
 	if (!phone && !email && messengers.length === 0) {
-		throw invalidInput(node, itemIndex, 'Phone', 'and Email are empty and no messenger is given', 'Give at least one identifier: a phone, an email or a messenger.');
+		throw new NodeOperationError(node, `Item ${itemIndex + 1}: no identifier: "Phone", "Email" and "Messengers" are all empty`, {
+			itemIndex,
+			description: 'Give at least one identifier: a phone, an email or a messenger. Customers are matched on them.',
+		});
 	}
 	const language = optionalText(this, itemIndex, 'Language', extra.language);
 	if (language !== undefined && !/^[a-zA-Z]{2}$/.test(language)) {
