@@ -8,6 +8,8 @@ import { isUuid } from './ids';
 import { agentRoutes } from './routes/agents';
 import { customerRoutes } from './routes/customers';
 import { dealRoutes } from './routes/deals';
+import { messageRoutes } from './routes/messages';
+import { templateRoutes } from './routes/templates';
 import { pipelineRoutes } from './routes/pipelines';
 import { seedDemo, Store } from './store';
 
@@ -163,7 +165,7 @@ export class Sandbox {
 
 	private sockets = new Set<Socket>();
 
-	private readonly routes = [...agentRoutes, ...pipelineRoutes, ...customerRoutes, ...dealRoutes].map(compileRoute);
+	private readonly routes = [...agentRoutes, ...pipelineRoutes, ...customerRoutes, ...dealRoutes, ...messageRoutes, ...templateRoutes].map(compileRoute);
 
 	private server = createServer((req, res) => {
 		this.handle(req, res).catch((error: unknown) => {
@@ -493,6 +495,48 @@ export class Sandbox {
 		}
 	}
 
+	// ---- simulations and state, for tests and the control surface --------------------------
+
+	/** A message from the customer: anchors the window, counts as Start, cancels follow-ups. */
+	inbound(customerId: string, messengerType: string, text: string) {
+		const customer = this.store.customers.get(customerId);
+		if (!customer) throw new Error(`No customer ${customerId}`);
+		const messenger = customer.messengers.find((m) => m.type === messengerType);
+		if (!messenger) throw new Error(`Customer has no ${messengerType} messenger`);
+		const at = new Date(this.now()).toISOString();
+		messenger.last_inbound_at = at;
+		messenger.started = true;
+		let cancelled = 0;
+		for (const job of this.store.followUps.values()) {
+			if (job.customer_id === customerId && job.status === 'scheduled') {
+				job.status = 'cancelled';
+				cancelled++;
+			}
+		}
+		const agent = [...this.store.agents.values()].find((a) => a.messengers.includes(messengerType));
+		const dialog = [...this.store.conversations.values()].find((c) => c.customer_id === customerId && c.status === 'active' && c.agent_id === agent?.id);
+		dialog?.timeline.push({ id: `in-${this.seq}`, kind: 'inbound', text, at, messenger_type: messengerType });
+		return { last_inbound_at: at, follow_ups_cancelled: cancelled };
+	}
+
+	/** The company's data as plain JSON. */
+	snapshot(): SandboxSnapshot {
+		const plain = (value: unknown): unknown =>
+			value instanceof Map ? Object.fromEntries([...value].map(([k, v]) => [k, plain(v)])) : Array.isArray(value) ? value.map(plain) : value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)])) : value;
+		const s = this.store;
+		return plain({
+			agents: [...s.agents.values()],
+			pipelines: [...s.pipelines.values()],
+			customers: [...s.customers.values()],
+			deals: [...s.deals.values()],
+			conversations: [...s.conversations.values()],
+			messages: [...s.messages.values()],
+			followUps: [...s.followUps.values()],
+			templates: s.templates,
+			promoCodes: Object.fromEntries(s.promoCodes),
+		}) as SandboxSnapshot;
+	}
+
 	// ---- the control surface (tests, benchmarks, `npm run dev`) ----------------------------
 
 	private control(req: IncomingMessage, res: ServerResponse, method: string, path: string, rawBody: string): void {
@@ -539,14 +583,33 @@ export class Sandbox {
 				this.clearRequests();
 				return ok();
 			case 'GET /state':
-				return ok({
-					agents: [...this.store.agents.values()],
-					pipelines: [...this.store.pipelines.values()],
-				});
-			default:
+				return ok(this.snapshot());
+			case 'POST /templates/moderate': {
+				const template = this.store.templates.find((t) => t.name === body.name && (!body.agent_id || t.agent_id === body.agent_id));
+				if (!template) return this.send(res, 404, { error: { code: 'not_found', message: 'No such template', details: {} } });
+				template.status = body.status as 'APPROVED' | 'REJECTED';
+				return ok(template);
+			}
+			default: {
+				const m = /^\/customers\/([^/]+)\/(inbound|send-failures)$/.exec(path);
+				if (m && method === 'POST') {
+					const customerId = decodeURIComponent(m[1]);
+					if (!this.store.customers.has(customerId)) {
+						return this.send(res, 404, { error: { code: 'not_found', message: 'No such customer', details: {} } });
+					}
+					if (m[2] === 'inbound') return ok(this.inbound(customerId, String(body.messenger_type), String(body.text ?? '')));
+					const reasons = Array.from({ length: Number(body.count ?? 1) }, () => String(body.reason));
+					this.store.sendFailures.set(customerId, [...(this.store.sendFailures.get(customerId) ?? []), ...reasons]);
+					return ok();
+				}
 				this.send(res, 404, { error: { code: 'not_found', message: `No control endpoint ${route}`, details: {} } });
+			}
 		}
 	}
+}
+
+export interface SandboxSnapshot {
+	[collection: string]: unknown;
 }
 
 /** Starts a sandbox on loopback (an ephemeral port unless one is given). */

@@ -114,6 +114,44 @@ export interface PromoCodeRow {
 	moved_from: string | null;
 }
 
+export interface TemplateRow {
+	agent_id: string;
+	id: string;
+	name: string;
+	status: 'APPROVED' | 'PENDING' | 'REJECTED';
+	category: string;
+	language: string;
+	variables: string[];
+	has_buttons: boolean;
+	components: unknown[];
+}
+
+export interface MessageRow {
+	id: string;
+	customer_id: string;
+	conversation_id: string;
+	agent_id: string;
+	messenger_type: string;
+	/** What the caller sent. */
+	text: string | null;
+	template: { name: string; lang: string; variables: unknown[]; button_param: string | null } | null;
+	/** What the messenger received after the per-group rendering. */
+	rendered: string | null;
+	status: 'sent' | 'failed';
+	failure: string | null;
+	at: string;
+}
+
+export interface FollowUpRow {
+	job_id: string;
+	customer_id: string;
+	message_id: string;
+	scheduled_at: string;
+	status: 'scheduled' | 'cancelled' | 'sent';
+	text: string | null;
+	template: unknown;
+}
+
 export class Store {
 	agents = new Map<string, AgentRow>();
 
@@ -124,6 +162,18 @@ export class Store {
 	deals = new Map<string, DealRow>();
 
 	conversations = new Map<string, ConversationRow>();
+
+	templates: TemplateRow[] = [];
+
+	messages = new Map<string, MessageRow>();
+
+	followUps = new Map<string, FollowUpRow>();
+
+	/** Send failures injected per customer: the next sends fail with these reasons, in order. */
+	sendFailures = new Map<string, string[]>();
+
+	/** Agents paused in a dialog through the API. */
+	pausedDialogs = new Set<string>();
 
 	/** Promo code rows in queue order, per pool. */
 	promoCodes = new Map<string, PromoCodeRow[]>();
@@ -215,6 +265,23 @@ export function seedDemo(store: Store): void {
 		is_active: true,
 		messengers: ['whatsapp', 'instagram', 'facebook'],
 	});
+	const template = (name: string, status: TemplateRow['status'], variables: string[], category = 'UTILITY', hasButtons = false): TemplateRow => ({
+		agent_id: DEMO.salesChat,
+		id: stableId(`template:${name}`),
+		name,
+		status,
+		category,
+		language: 'en',
+		variables,
+		has_buttons: hasButtons,
+		components: [{ type: 'BODY', text: variables.map((_v, i) => `{{${i + 1}}}`).join(' ') }],
+	});
+	store.templates.push(
+		template('order_update', 'APPROVED', ['name', 'order_number']),
+		template('welcome_back', 'APPROVED', ['name'], 'MARKETING', true),
+		template('spring_sale', 'PENDING', [], 'MARKETING'),
+		template('old_offer', 'REJECTED', [], 'MARKETING'),
+	);
 	store.addPipeline(
 		pipeline('Sales', DEMO.supportBot, true, [
 			['New lead', 'new'],
