@@ -7,5 +7,6 @@ module.exports = {
 	transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
 	testTimeout: 60000,
 	maxWorkers: 2,
+	setupFiles: ['<rootDir>/test/harness/jest.setup.js'],
 	reporters: ['default', '<rootDir>/test/harness/summary-reporter.js'],
 };

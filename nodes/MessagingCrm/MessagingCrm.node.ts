@@ -3,7 +3,14 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { properties } from './actions/resources';
 import { router } from './actions/router';
-import { getAgents, getPipelines, getStageCodes, getStageIds } from './methods/loadOptions';
+import {
+	getAgents,
+	getApprovedTemplates,
+	getCustomerMessengers,
+	getPipelines,
+	getStageCodes,
+	getStageIds,
+} from './methods/loadOptions';
 import { searchAgents, searchPipelines } from './methods/listSearch';
 
 export class MessagingCrm implements INodeType {
@@ -25,7 +32,7 @@ export class MessagingCrm implements INodeType {
 	};
 
 	methods = {
-		loadOptions: { getAgents, getPipelines, getStageCodes, getStageIds },
+		loadOptions: { getAgents, getApprovedTemplates, getCustomerMessengers, getPipelines, getStageCodes, getStageIds },
 		listSearch: { searchAgents, searchPipelines },
 	};
 

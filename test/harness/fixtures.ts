@@ -11,7 +11,7 @@ export interface Env {
 	creds(extra?: Partial<CrmCredentials>): CrmCredentials;
 	run(
 		parameters: INodeParameters,
-		options?: { items?: INodeExecutionData[]; continueOnFail?: boolean; apiKey?: string; executionId?: string },
+		options?: { items?: INodeExecutionData[]; continueOnFail?: boolean; errorOutput?: boolean; apiKey?: string; executionId?: string; scopes?: string[] },
 	): ReturnType<typeof runNode>;
 	/** Runs and expects success; returns the output items' json. */
 	ok(parameters: INodeParameters, items?: INodeExecutionData[]): Promise<Array<Record<string, unknown>>>;
@@ -32,9 +32,10 @@ export function useSandbox(options: SandboxOptions = {}): Env {
 	env.run = (parameters, opts = {}) =>
 		runNode({
 			parameters,
-			credentials: env.creds(opts.apiKey ? { apiKey: opts.apiKey } : {}),
+			credentials: env.creds({ ...(opts.apiKey ? { apiKey: opts.apiKey } : {}), ...(opts.scopes ? { scopes: opts.scopes } : {}) }),
 			items: opts.items,
 			continueOnFail: opts.continueOnFail,
+			errorOutput: opts.errorOutput,
 			executionId: opts.executionId,
 		});
 	env.ok = async (parameters, items) => {

@@ -202,6 +202,8 @@ export function crmNode(parameters: INodeParameters, extra: Partial<INode> = {})
 export interface NodeRun {
 	/** Items of the node's first output. */
 	items: INodeExecutionData[];
+	/** Items of the error output, when the node runs with "Continue (using error output)". */
+	errorItems: INodeExecutionData[];
 	/** The node's error when the execution failed. */
 	error?: ExecutionError;
 	run: IRun;
@@ -217,10 +219,12 @@ export async function runNode(options: {
 	credentials: CrmCredentials;
 	items?: INodeExecutionData[];
 	continueOnFail?: boolean;
+	errorOutput?: boolean;
 	executionId?: string;
 }): Promise<NodeRun> {
 	const { nodeTypes, credentialTypes } = await loadPackage();
-	const node = crmNode(options.parameters, options.continueOnFail ? { onError: 'continueRegularOutput' } : {});
+	const onError = options.errorOutput ? 'continueErrorOutput' : options.continueOnFail ? 'continueRegularOutput' : undefined;
+	const node = crmNode(options.parameters, onError ? { onError } : {});
 	const workflow = new Workflow({
 		id: 'test-workflow',
 		name: 'test',
@@ -267,12 +271,13 @@ export async function runNode(options: {
 		await execute.processRunExecutionData(workflow);
 	} catch (error) {
 		// n8n refuses to start a workflow whose static parameters have issues (as the editor shows them).
-		return { items: [], error: error as ExecutionError, run: { data: runExecutionData } as unknown as IRun };
+		return { items: [], errorItems: [], error: error as ExecutionError, run: { data: runExecutionData } as unknown as IRun };
 	}
 	const run = await done;
 	const task = run.data.resultData.runData[node.name]?.[0];
 	return {
 		items: task?.data?.main?.[0] ?? [],
+		errorItems: task?.data?.main?.[1] ?? [],
 		error: task?.error ?? run.data.resultData.error,
 		run,
 	};

@@ -108,9 +108,8 @@ describe('Continue on fail', () => {
 		});
 		expect(items).toHaveLength(1);
 		expect(items[0].json).toMatchObject({
-			code: 'insufficient_scope',
-			httpCode: 403,
-			details: { required_scope: 'pipelines:read' },
+			error: expect.stringMatching(/^insufficient_scope: /),
+			details: { code: 'insufficient_scope', httpCode: 403, required_scope: 'pipelines:read', description: expect.stringMatching(/Mint a key/) },
 		});
 	});
 });

@@ -117,6 +117,6 @@ describe('the API key stays secret', () => {
 			expect(text).not.toContain(apiKey);
 		}
 		expect(runs[1].error?.message).toMatch(/^connection_reset:/);
-		expect(runs[4].items[0].json.code).toBe('unauthorized');
+		expect((runs[4].items[0].json.details as { code: string }).code).toBe('unauthorized');
 	});
 });

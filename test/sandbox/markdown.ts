@@ -18,10 +18,10 @@ type Token = { kind: 'text'; text: string } | { kind: 'bold' | 'italic' | 'boldi
 const PATTERNS: Array<[RegExp, Token['kind']]> = [
 	[/^`([^`\n]+)`/, 'code'],
 	[/^\[([^\]\n]+)\]\((https?:\/\/[^\s)]+)\)/, 'link'],
-	[/^\*\*\*(\S(?:[^*\n]*\S)?)\*\*\*/, 'bolditalic'],
-	[/^\*\*(\S(?:[^*\n]*\S)?)\*\*/, 'bold'],
-	[/^\*(\S(?:[^*\n]*\S)?)\*/, 'italic'],
-	[/^~~(\S(?:[^~\n]*\S)?)~~/, 'strike'],
+	[/^\*\*\*([^\s*](?:[^*\n]*[^\s*])?)\*\*\*/, 'bolditalic'],
+	[/^\*\*([^\s*](?:[^*\n]*[^\s*])?)\*\*/, 'bold'],
+	[/^\*([^\s*](?:[^*\n]*[^\s*])?)\*/, 'italic'],
+	[/^~~([^\s~](?:[^~\n]*[^\s~])?)~~/, 'strike'],
 ];
 
 export function tokenize(input: string): Token[] {
@@ -42,8 +42,11 @@ export function tokenize(input: string): Token[] {
 			break;
 		}
 		if (!matched) {
-			text += input[i];
-			i++;
+			// A run of markers that opens nothing is text as a whole ("** loose**" stays literal).
+			const run = /^(\*+|~+)/.exec(rest);
+			const take = run ? run[0].length : 1;
+			text += input.slice(i, i + take);
+			i += take;
 		}
 	}
 	if (text) tokens.push({ kind: 'text', text });

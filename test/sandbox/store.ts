@@ -263,7 +263,7 @@ export function seedDemo(store: Store): void {
 		id: DEMO.salesChat,
 		name: 'Sales Chat',
 		is_active: true,
-		messengers: ['whatsapp', 'instagram', 'facebook'],
+		messengers: ['whatsapp', 'whatsapp_personal', 'instagram', 'facebook'],
 	});
 	const template = (name: string, status: TemplateRow['status'], variables: string[], category = 'UTILITY', hasButtons = false): TemplateRow => ({
 		agent_id: DEMO.salesChat,

@@ -6,7 +6,9 @@ export type MessagingCrmMap = {
 	conversation: 'open';
 	customer: 'upsert' | 'get' | 'find' | 'merge' | 'getMessengers';
 	deal: 'getMany' | 'create' | 'moveStage' | 'close';
+	message: 'send';
 	pipeline: 'getMany';
+	template: 'getMany' | 'create';
 	variable: 'get' | 'set';
 };
 

@@ -4,7 +4,9 @@ import * as agent from './agent/Agent.resource';
 import * as conversation from './conversation/Conversation.resource';
 import * as customer from './customer/Customer.resource';
 import * as deal from './deal/Deal.resource';
+import * as message from './message/Message.resource';
 import * as pipeline from './pipeline/Pipeline.resource';
+import * as template from './template/Template.resource';
 import * as variable from './variable/Variable.resource';
 
 /** The Resource selector and every resource's operations and fields. */
@@ -19,7 +21,9 @@ export const properties: INodeProperties[] = [
 			{ name: 'Conversation', value: 'conversation' },
 			{ name: 'Customer', value: 'customer' },
 			{ name: 'Deal', value: 'deal' },
+			{ name: 'Message', value: 'message' },
 			{ name: 'Pipeline', value: 'pipeline' },
+			{ name: 'Template', value: 'template', description: 'Business-chat templates' },
 			{ name: 'Variable', value: 'variable', description: 'Variables of a customer or a deal' },
 		],
 		default: 'customer',
@@ -28,6 +32,8 @@ export const properties: INodeProperties[] = [
 	...conversation.description,
 	...customer.description,
 	...deal.description,
+	...message.description,
 	...pipeline.description,
+	...template.description,
 	...variable.description,
 ];

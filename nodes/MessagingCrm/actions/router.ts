@@ -6,8 +6,10 @@ import * as agent from './agent/Agent.resource';
 import * as conversation from './conversation/Conversation.resource';
 import * as customer from './customer/Customer.resource';
 import * as deal from './deal/Deal.resource';
+import * as message from './message/Message.resource';
 import type { MessagingCrmMap, Operation, Resource } from './node.type';
 import * as pipeline from './pipeline/Pipeline.resource';
+import * as template from './template/Template.resource';
 import * as variable from './variable/Variable.resource';
 
 const resources: { [R in Resource]: Record<MessagingCrmMap[R], Operation> } = {
@@ -15,7 +17,9 @@ const resources: { [R in Resource]: Record<MessagingCrmMap[R], Operation> } = {
 	conversation: conversation.operations,
 	customer: customer.operations,
 	deal: deal.operations,
+	message: message.operations,
 	pipeline: pipeline.operations,
+	template: template.operations,
 	variable: variable.operations,
 };
 
@@ -35,17 +39,21 @@ function operationFor(ctx: IExecuteFunctions, itemIndex: number): Operation {
 	return handler;
 }
 
-/** The error item "Continue on fail" puts out for a failed input item. */
+/**
+ * The error item "Continue on fail" puts out for a failed input item. Only `error` and `details`
+ * at the top: that is the shape n8n routes to the error output under "Continue (using error
+ * output)" without rewriting it. `details` holds the envelope's details (reason, retryable …)
+ * plus the code, the HTTP status and the hint.
+ */
 function errorItem(error: NodeApiError | NodeOperationError): IDataObject {
-	const json: IDataObject = { error: error.message };
-	if (error.description) json.description = error.description;
 	const failure = apiFailureOf(error);
+	const details: IDataObject = { ...(failure?.details ?? {}) };
 	if (failure) {
-		json.code = failure.code;
-		if (failure.status !== undefined) json.httpCode = failure.status;
-		json.details = failure.details;
+		details.code = failure.code;
+		if (failure.status !== undefined) details.httpCode = failure.status;
 	}
-	return json;
+	if (error.description) details.description = error.description;
+	return { error: error.message, details };
 }
 
 /** Unexpected errors still leave as n8n errors naming the item; nothing crashes untyped. */

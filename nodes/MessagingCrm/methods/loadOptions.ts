@@ -1,6 +1,9 @@
-import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
+import type { IDataObject, ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
+
+import { MESSENGER_TYPE_OPTIONS } from '../actions/common/messengers';
 
 import type { Agent, Pipeline } from '../helpers/types';
+import { pathSegment } from '../helpers/url';
 import { isUuid } from '../helpers/validate';
 import { apiRequest } from '../transport/request';
 
@@ -74,5 +77,48 @@ export async function getStageIds(this: ILoadOptionsFunctions): Promise<INodePro
 	return (await stagesOfCurrentPipeline(this)).map((s) => ({
 		name: s.stage_code ? `${s.name} (${s.stage_code})` : s.name,
 		value: s.id,
+	}));
+}
+
+/** APPROVED business-chat templates, of the agent picked in the node when there is one. */
+export async function getApprovedTemplates(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+	const { body } = await apiRequest<{ templates?: Array<{ name: string; status: string; language: string; variables?: unknown[] }> }>(this, {
+		method: 'GET',
+		path: '/bizchat/templates',
+		query: { agent_id: currentId(this, 'agentId') },
+		scope: ['messages:template', 'agents:read'],
+	});
+	return (body.templates ?? [])
+		.filter((t) => t.status === 'APPROVED')
+		.map((t) => ({ name: `${t.name} (${t.language})`, value: t.name, description: `${t.variables?.length ?? 0} variables` }))
+		.sort(byName);
+}
+
+/**
+ * The messengers of the customer picked in the node. Before a customer is picked (or when it is
+ * given by an expression), every known messenger type is offered instead.
+ */
+export async function getCustomerMessengers(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+	const raw = this.getCurrentNodeParameter('customerId') as unknown;
+	const locator = typeof raw === 'object' && raw !== null ? (raw as { mode?: string; value?: unknown }) : { mode: 'id', value: raw };
+	const value = typeof locator.value === 'string' ? locator.value.trim() : '';
+	if (!value || value.startsWith('=')) return MESSENGER_TYPE_OPTIONS;
+	let customerId: string | undefined = locator.mode === 'id' && isUuid(value) ? value : undefined;
+	if (!customerId && locator.mode !== 'id') {
+		const query: IDataObject =
+			locator.mode === 'phone' ? { phone: value } : locator.mode === 'email' ? { email: value } : { messenger_type: value.split(':')[0], messenger_id: value.split(':').slice(1).join(':') };
+		const { status, body } = await apiRequest<{ id?: string }>(this, { method: 'GET', path: '/customers/lookup', query, scope: 'customers:read', acceptStatus: [404, 422] });
+		if (status < 400 && body.id) customerId = body.id;
+	}
+	if (!customerId) return MESSENGER_TYPE_OPTIONS;
+	const { body } = await apiRequest<{ messengers?: Array<{ type: string; id: string; can_send_freeform?: boolean }> }>(this, {
+		method: 'GET',
+		path: `/customers/${pathSegment(customerId)}/messengers`,
+		scope: 'customers:read',
+	});
+	return (body.messengers ?? []).map((m) => ({
+		name: m.type,
+		value: m.type,
+		description: `ID ${m.id}${m.can_send_freeform === false ? ' · window closed: templates only' : ''}`,
 	}));
 }

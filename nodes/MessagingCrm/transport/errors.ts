@@ -156,9 +156,10 @@ export function toNodeApiError(
 	let message = failure.message ? `${failure.code}: ${failure.message}` : failure.code;
 	const variable = failure.details.variable;
 	if (typeof variable === 'string' && !message.includes(variable)) message += ` (variable "${variable}")`;
+	// `message` is left out on purpose: NodeApiError would copy it into the description.
 	const response: JsonObject = {
 		code: failure.code,
-		message: failure.message,
+		apiMessage: failure.message,
 		details: failure.details as JsonObject,
 	};
 	if (failure.status !== undefined) response.httpCode = String(failure.status);

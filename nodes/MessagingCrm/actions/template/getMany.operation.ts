@@ -1,0 +1,39 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { uuidParam } from '../../helpers/validate';
+import { apiRequest } from '../../transport/request';
+import { agentSelect, applyLimit, returnAllOrLimit } from '../common.descriptions';
+
+const properties: INodeProperties[] = [
+	agentSelect({ description: 'Only this agent\'s templates; empty for all. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.' }),
+	{
+		displayName: 'Status',
+		name: 'templateStatus',
+		type: 'multiOptions',
+		default: [],
+		options: [
+			{ name: 'Approved', value: 'APPROVED' },
+			{ name: 'Pending', value: 'PENDING' },
+			{ name: 'Rejected', value: 'REJECTED' },
+		],
+		description: 'Keep only these statuses (applied here; empty keeps all)',
+	},
+	...returnAllOrLimit,
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['template'], operation: ['getMany'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const agentId = uuidParam(this, this.getNodeParameter('agentId', itemIndex, ''), itemIndex, 'Agent', false);
+	const statuses = this.getNodeParameter('templateStatus', itemIndex, []) as string[];
+	const { body } = await apiRequest<{ templates?: IDataObject[] }>(this, {
+		method: 'GET',
+		path: '/bizchat/templates',
+		query: { agent_id: agentId },
+		scope: ['messages:template', 'agents:read'],
+		itemIndex,
+	});
+	const templates = (body.templates ?? []).filter((t) => statuses.length === 0 || statuses.includes(String(t.status)));
+	return applyLimit(this, itemIndex, templates);
+}
