@@ -7,10 +7,14 @@ import path from 'path';
 
 import { DEMO_API_KEY } from '../sandbox/cli';
 import { startSandbox } from '../sandbox/server';
+import { DEMO } from '../sandbox/store';
 
 async function main() {
 	const port = Number(process.env.SANDBOX_PORT ?? 4010);
 	const sandbox = await startSandbox({ port, seed: 'demo', keys: [{ key: DEMO_API_KEY }] });
+	// Some customers have asked for codes already: one pool is comfortable, the other runs low.
+	sandbox.issueCodes(DEMO.welcomePool, 12);
+	sandbox.issueCodes(DEMO.vipPool, 8);
 	const dist = path.resolve(__dirname, '../..');
 	console.log(`Sandbox with the demo company: ${sandbox.url} (API key ${DEMO_API_KEY})`);
 	console.log(`Control token: ${sandbox.controlToken}`);

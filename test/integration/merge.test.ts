@@ -1,6 +1,6 @@
 import { byId, byMode, useSandbox } from '../harness/fixtures';
+import { createPool, issue as issueCode, upload } from '../sandbox/promo';
 import { DEMO } from '../sandbox/store';
-import type { PromoCodeRow } from '../sandbox/store';
 
 const env = useSandbox();
 
@@ -9,11 +9,16 @@ async function customer(fields: Record<string, unknown>): Promise<string> {
 	return String(c.id);
 }
 
-function issue(poolId: string, code: string, customerId: string): void {
-	const rows = env.sandbox.store.promoCodes.get(poolId) ?? [];
-	const row: PromoCodeRow = { pool_id: poolId, code, position: rows.length + 1, customer_id: customerId, reserved_at: null, issued_at: new Date().toISOString(), revoked_at: null, moved_from: null };
-	rows.push(row);
-	env.sandbox.store.promoCodes.set(poolId, rows);
+const pools = new Map<string, string>();
+function issue(poolName: string, code: string, customerId: string): void {
+	let poolId = pools.get(poolName);
+	if (!poolId || !env.sandbox.store.promoPools.has(poolId)) {
+		poolId = createPool(env.sandbox.store, { agent_id: DEMO.supportBot, title: poolName }, new Date().toISOString()).id;
+		pools.set(poolName, poolId);
+	}
+	const pool = env.sandbox.store.promoPools.get(poolId)!;
+	upload(pool, { codes: [code] });
+	expect(issueCode(pool, customerId, new Date().toISOString())).toEqual({ code, outcome: 'issued' });
 }
 
 describe('Customer → Merge', () => {

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'crypto';
+import { createHash, randomBytes, randomUUID } from 'crypto';
 import type { IncomingMessage, ServerResponse } from 'http';
 import { createServer } from 'http';
 import type { AddressInfo, Socket } from 'net';
@@ -9,9 +9,11 @@ import { agentRoutes } from './routes/agents';
 import { customerRoutes } from './routes/customers';
 import { dealRoutes } from './routes/deals';
 import { messageRoutes } from './routes/messages';
+import { promoRoutes } from './routes/promo';
 import { templateRoutes } from './routes/templates';
 import { pipelineRoutes } from './routes/pipelines';
-import { seedDemo, Store } from './store';
+import { createPool, issue, poolOut, upload } from './promo';
+import { DEMO, seedDemo, Store } from './store';
 
 /** The nine scopes of the spec. */
 export const ALL_SCOPES = [
@@ -165,7 +167,7 @@ export class Sandbox {
 
 	private sockets = new Set<Socket>();
 
-	private readonly routes = [...agentRoutes, ...pipelineRoutes, ...customerRoutes, ...dealRoutes, ...messageRoutes, ...templateRoutes].map(compileRoute);
+	private readonly routes = [...agentRoutes, ...pipelineRoutes, ...customerRoutes, ...dealRoutes, ...messageRoutes, ...templateRoutes, ...promoRoutes].map(compileRoute);
 
 	private server = createServer((req, res) => {
 		this.handle(req, res).catch((error: unknown) => {
@@ -210,7 +212,19 @@ export class Sandbox {
 		this.idempotency.clear();
 		this.faults = [];
 		this.log = [];
-		if (seed === 'demo') seedDemo(this.store);
+		if (seed === 'demo') {
+			seedDemo(this.store);
+			this.seedDemoPools();
+		}
+	}
+
+	/** Two demo pools with queued codes (`npm run dev` hands some out so that counters show). */
+	private seedDemoPools(): void {
+		const at = new Date(this.now()).toISOString();
+		const welcome = createPool(this.store, { id: DEMO.welcomePool, agent_id: DEMO.supportBot, title: 'Welcome discount', description: '10% off the first order', code_word_titles: ['WELCOME'], low_threshold_pct: 20, low_threshold_min: 5 }, at);
+		const vip = createPool(this.store, { id: DEMO.vipPool, agent_id: DEMO.salesChat, title: 'VIP gifts', code_word_titles: ['VIP'], low_threshold_pct: 10, low_threshold_min: 3 }, at);
+		upload(welcome, { codes: Array.from({ length: 50 }, (_, i) => `WELCOME-${String(i + 1).padStart(3, '0')}`) });
+		upload(vip, { codes: Array.from({ length: 10 }, (_, i) => `VIP-${String(i + 1).padStart(2, '0')}`) });
 	}
 
 	addKey(key: string, scopes: string[] = ALL_SCOPES): string {
@@ -519,6 +533,47 @@ export class Sandbox {
 		return { last_inbound_at: at, follow_ups_cancelled: cancelled };
 	}
 
+	/**
+	 * Simulates customers asking the agent for a code: each gets the next queued code (a new demo
+	 * customer per request unless ids are given); an empty pool counts exhausted requests.
+	 */
+	issueCodes(poolId: string, count: number, customerIds?: string[]) {
+		const pool = this.store.promoPools.get(poolId);
+		if (!pool) return undefined;
+		const at = new Date(this.now()).toISOString();
+		const outcomes: Array<{ customer_id: string; code: string | null; outcome: string }> = [];
+		for (let i = 0; i < count; i++) {
+			const customerId = customerIds?.[i] ?? this.demoCustomer(`Promo requester ${this.store.customers.size + 1}`);
+			outcomes.push({ customer_id: customerId, ...issue(pool, customerId, at) });
+		}
+		return { outcomes, pool: poolOut(pool) };
+	}
+
+	/** A customer card for simulations, with a bot messenger. */
+	demoCustomer(name: string): string {
+		const id = randomUUID();
+		const n = this.store.customers.size + 1;
+		this.store.customers.set(id, {
+			id,
+			full_name: name,
+			phone: null,
+			email: null,
+			avatar_url: null,
+			avatar_source: null,
+			avatar_downloads: 0,
+			source: 'sandbox',
+			language: null,
+			tags: [],
+			messengers: [{ type: 'telegram', id: `9${String(n).padStart(8, '0')}`, username: null, last_inbound_at: null, started: true, blocked: false, has_photo: true }],
+			variables: new Map(),
+			notes: 0,
+			merged_into: null,
+			is_active: true,
+			created_at: new Date(this.now()).toISOString(),
+		});
+		return id;
+	}
+
 	/** The company's data as plain JSON. */
 	snapshot(): SandboxSnapshot {
 		const plain = (value: unknown): unknown =>
@@ -533,7 +588,7 @@ export class Sandbox {
 			messages: [...s.messages.values()],
 			followUps: [...s.followUps.values()],
 			templates: s.templates,
-			promoCodes: Object.fromEntries(s.promoCodes),
+			promoPools: [...s.promoPools.values()].map((p) => ({ ...poolOut(p), codes: p.rows.length })),
 		}) as SandboxSnapshot;
 	}
 
@@ -591,6 +646,11 @@ export class Sandbox {
 				return ok(template);
 			}
 			default: {
+				const issueMatch = /^\/promo-pools\/([^/]+)\/issue$/.exec(path);
+				if (issueMatch && method === 'POST') {
+					const result = this.issueCodes(decodeURIComponent(issueMatch[1]), Number(body.count ?? 1), body.customer_ids as string[] | undefined);
+					return result ? ok(result) : this.send(res, 404, { error: { code: 'not_found', message: 'No such pool', details: {} } });
+				}
 				const m = /^\/customers\/([^/]+)\/(inbound|send-failures)$/.exec(path);
 				if (m && method === 'POST') {
 					const customerId = decodeURIComponent(m[1]);

@@ -114,6 +114,27 @@ export interface PromoCodeRow {
 	moved_from: string | null;
 }
 
+export interface PromoPoolRow {
+	id: string;
+	agent_id: string;
+	title: string;
+	description: string | null;
+	is_enabled: boolean;
+	low_threshold_pct: number;
+	low_threshold_min: number;
+	strict_follow_gate: boolean;
+	exhausted_instruction: string | null;
+	low_alert_sent_at: string | null;
+	empty_alert_sent_at: string | null;
+	exhausted_requests: number;
+	code_word_titles: string[];
+	created_at: string;
+	/** Code rows in queue order, and an index by code (codes are unique per pool). */
+	rows: PromoCodeRow[];
+	byCode: Map<string, PromoCodeRow>;
+	nextPosition: number;
+}
+
 export interface TemplateRow {
 	agent_id: string;
 	id: string;
@@ -175,14 +196,18 @@ export class Store {
 	/** Agents paused in a dialog through the API. */
 	pausedDialogs = new Set<string>();
 
-	/** Promo code rows in queue order, per pool. */
-	promoCodes = new Map<string, PromoCodeRow[]>();
+	promoPools = new Map<string, PromoPoolRow>();
+
+	/** Promo code rows in queue order, per pool (the pool's own `rows`). */
+	get promoCodes(): Map<string, PromoCodeRow[]> {
+		return new Map([...this.promoPools.values()].map((p) => [p.id, p.rows]));
+	}
 
 	/** The code rows issued to a customer (not revoked). */
 	codesOf(customerId: string): PromoCodeRow[] {
 		const out: PromoCodeRow[] = [];
-		for (const rows of this.promoCodes.values()) {
-			for (const row of rows) if (row.customer_id === customerId && !row.revoked_at) out.push(row);
+		for (const pool of this.promoPools.values()) {
+			for (const row of pool.rows) if (row.customer_id === customerId && !row.revoked_at) out.push(row);
 		}
 		return out;
 	}
@@ -249,6 +274,8 @@ export const DEMO = {
 	salesPipeline: stableId('pipeline:Sales'),
 	onboardingPipeline: stableId('pipeline:Onboarding'),
 	chatSalesPipeline: stableId('pipeline:Chat Sales'),
+	welcomePool: stableId('pool:welcome'),
+	vipPool: stableId('pool:vip'),
 };
 
 /** The demo company: two agents with different messengers, pipelines with coded stages. */
