@@ -11,7 +11,7 @@ import {
 	getStageCodes,
 	getStageIds,
 } from './methods/loadOptions';
-import { searchAgents, searchPipelines } from './methods/listSearch';
+import { searchAgents, searchPipelines, searchPools } from './methods/listSearch';
 
 export class MessagingCrm implements INodeType {
 	description: INodeTypeDescription = {
@@ -33,7 +33,7 @@ export class MessagingCrm implements INodeType {
 
 	methods = {
 		loadOptions: { getAgents, getApprovedTemplates, getCustomerMessengers, getPipelines, getStageCodes, getStageIds },
-		listSearch: { searchAgents, searchPipelines },
+		listSearch: { searchAgents, searchPipelines, searchPools },
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

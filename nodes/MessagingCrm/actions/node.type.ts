@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 /** Every resource and its operations: the router dispatches only on these names. */
 export type MessagingCrmMap = {
@@ -8,6 +8,8 @@ export type MessagingCrmMap = {
 	deal: 'getMany' | 'create' | 'moveStage' | 'close';
 	message: 'send';
 	pipeline: 'getMany';
+	promoCode: 'getMany' | 'upload' | 'revoke' | 'findOwner';
+	promoPool: 'getMany' | 'get' | 'update';
 	template: 'getMany' | 'create';
 	variable: 'get' | 'set';
 };
@@ -18,6 +20,11 @@ export type Resource = keyof MessagingCrmMap;
 export interface Operation {
 	description: INodeProperties[];
 	execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]>;
+	/**
+	 * For operations that can take all input items at once (e.g. one upload for the codes of every
+	 * item): the whole output with its pairing, or null to run item by item.
+	 */
+	executeBatch?(this: IExecuteFunctions): Promise<INodeExecutionData[] | null>;
 }
 
 export type ResourceOperations<R extends Resource> = Record<MessagingCrmMap[R], Operation>;

@@ -6,6 +6,8 @@ import * as customer from './customer/Customer.resource';
 import * as deal from './deal/Deal.resource';
 import * as message from './message/Message.resource';
 import * as pipeline from './pipeline/Pipeline.resource';
+import * as promoCode from './promoCode/PromoCode.resource';
+import * as promoPool from './promoPool/PromoPool.resource';
 import * as template from './template/Template.resource';
 import * as variable from './variable/Variable.resource';
 
@@ -23,6 +25,8 @@ export const properties: INodeProperties[] = [
 			{ name: 'Deal', value: 'deal' },
 			{ name: 'Message', value: 'message' },
 			{ name: 'Pipeline', value: 'pipeline' },
+			{ name: 'Promo Code', value: 'promoCode' },
+			{ name: 'Promo Pool', value: 'promoPool' },
 			{ name: 'Template', value: 'template', description: 'Business-chat templates' },
 			{ name: 'Variable', value: 'variable', description: 'Variables of a customer or a deal' },
 		],
@@ -34,6 +38,8 @@ export const properties: INodeProperties[] = [
 	...deal.description,
 	...message.description,
 	...pipeline.description,
+	...promoCode.description,
+	...promoPool.description,
 	...template.description,
 	...variable.description,
 ];

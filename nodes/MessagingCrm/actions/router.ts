@@ -1,7 +1,7 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
-import { apiFailureOf } from '../transport/errors';
+import { asNodeError, errorItem } from './errors';
 import * as agent from './agent/Agent.resource';
 import * as conversation from './conversation/Conversation.resource';
 import * as customer from './customer/Customer.resource';
@@ -9,6 +9,8 @@ import * as deal from './deal/Deal.resource';
 import * as message from './message/Message.resource';
 import type { MessagingCrmMap, Operation, Resource } from './node.type';
 import * as pipeline from './pipeline/Pipeline.resource';
+import * as promoCode from './promoCode/PromoCode.resource';
+import * as promoPool from './promoPool/PromoPool.resource';
 import * as template from './template/Template.resource';
 import * as variable from './variable/Variable.resource';
 
@@ -19,6 +21,8 @@ const resources: { [R in Resource]: Record<MessagingCrmMap[R], Operation> } = {
 	deal: deal.operations,
 	message: message.operations,
 	pipeline: pipeline.operations,
+	promoCode: promoCode.operations,
+	promoPool: promoPool.operations,
 	template: template.operations,
 	variable: variable.operations,
 };
@@ -39,41 +43,15 @@ function operationFor(ctx: IExecuteFunctions, itemIndex: number): Operation {
 	return handler;
 }
 
-/**
- * The error item "Continue on fail" puts out for a failed input item. Only `error` and `details`
- * at the top: that is the shape n8n routes to the error output under "Continue (using error
- * output)" without rewriting it. `details` holds the envelope's details (reason, retryable …)
- * plus the code, the HTTP status and the hint.
- */
-function errorItem(error: NodeApiError | NodeOperationError): IDataObject {
-	const failure = apiFailureOf(error);
-	const details: IDataObject = { ...(failure?.details ?? {}) };
-	if (failure) {
-		details.code = failure.code;
-		if (failure.status !== undefined) details.httpCode = failure.status;
-	}
-	if (error.description) details.description = error.description;
-	return { error: error.message, details };
-}
-
-/** Unexpected errors still leave as n8n errors naming the item; nothing crashes untyped. */
-function asNodeError(
-	ctx: IExecuteFunctions,
-	error: unknown,
-	itemIndex: number,
-): NodeApiError | NodeOperationError {
-	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
-		if (error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
-		return error;
-	}
-	const message = error instanceof Error ? error.message : String(error);
-	return new NodeOperationError(ctx.getNode(), `Item ${itemIndex + 1}: ${message}`, { itemIndex });
-}
-
 /** The per-item loop: owns Continue on fail and pairedItem for every operation. */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const output: INodeExecutionData[] = [];
+	if (items.length > 0) {
+		const batch = operationFor(this, 0).executeBatch;
+		const whole = batch ? await batch.call(this) : null;
+		if (whole) return [whole];
+	}
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
 			const operation = operationFor(this, itemIndex);

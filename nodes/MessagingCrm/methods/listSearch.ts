@@ -1,5 +1,6 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
+import { apiRequest } from '../transport/request';
 import { currentId, listAgents, listPipelines } from './loadOptions';
 
 function matches(text: string, filter?: string): boolean {
@@ -29,5 +30,19 @@ export async function searchPipelines(
 			.filter((p) => matches(`${p.name} ${p.id}`, filter))
 			.sort((a, b) => a.name.localeCompare(b.name))
 			.map((p) => ({ name: p.name, value: p.id })),
+	};
+}
+
+export async function searchPools(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+	const { body } = await apiRequest<{ pools?: Array<{ id: string; title: string; remaining: number; total: number; is_enabled: boolean }> }>(this, {
+		method: 'GET',
+		path: '/promo-pools',
+		scope: 'promo:read',
+	});
+	return {
+		results: (body.pools ?? [])
+			.filter((p) => matches(`${p.title} ${p.id}`, filter))
+			.sort((a, b) => a.title.localeCompare(b.title))
+			.map((p) => ({ name: `${p.title} (${p.remaining}/${p.total}${p.is_enabled ? '' : ', disabled'})`, value: p.id })),
 	};
 }

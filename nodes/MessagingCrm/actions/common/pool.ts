@@ -1,0 +1,41 @@
+import type { IExecuteFunctions, INodeParameterResourceLocator, INodeProperties } from 'n8n-workflow';
+
+import { pathSegment } from '../../helpers/url';
+import { uuidParam } from '../../helpers/validate';
+
+const UUID_REGEX = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+
+/** A promo pool: picked from the company's pools (title, remaining/total), or by ID. */
+export const poolLocator: INodeProperties = {
+	displayName: 'Promo Pool',
+	name: 'poolId',
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
+	required: true,
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			placeholder: 'Select a pool...',
+			typeOptions: { searchListMethod: 'searchPools', searchable: true },
+		},
+		{
+			displayName: 'By ID',
+			name: 'id',
+			type: 'string',
+			placeholder: 'e.g. 3f1c0a52-5d2e-4a7b-9c41-0e8d2b6f7a10',
+			validation: [{ type: 'regex', properties: { regex: UUID_REGEX, errorMessage: 'Not a pool ID (a UUID)' } }],
+		},
+	],
+};
+
+export function resolvePoolId(ctx: IExecuteFunctions, itemIndex: number): string {
+	const locator = ctx.getNodeParameter('poolId', itemIndex) as INodeParameterResourceLocator | string;
+	const value = typeof locator === 'object' && locator !== null ? locator.value : locator;
+	return uuidParam(ctx, value, itemIndex, 'Promo Pool', true) as string;
+}
+
+export function poolPath(id: string, suffix = ''): string {
+	return `/promo-pools/${pathSegment(id)}${suffix}`;
+}

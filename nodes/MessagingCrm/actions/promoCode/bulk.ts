@@ -1,0 +1,91 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, IPairedItemData } from 'n8n-workflow';
+
+import { chunk, dedupe, MAX_CODES_PER_UPLOAD } from '../../helpers/codes';
+import { invalidInput } from '../../helpers/validate';
+import { apiRequest } from '../../transport/request';
+import { codesOfItem } from '../common/codesInput';
+import { asNodeError, errorItem } from '../errors';
+import { poolPath, resolvePoolId } from '../common/pool';
+
+export type BulkKind = 'upload' | 'revoke';
+
+const UPLOAD_TOTALS = ['accepted', 'duplicates_in_input', 'already_in_pool'];
+const REVOKE_TOTALS = ['revoked', 'issued_revoked', 'already_revoked'];
+
+/**
+ * Sends codes to a pool in chunks of at most 10,000 and adds the answers up. Repeats within the
+ * list are removed first (and counted as duplicates in the input), so a code never travels twice.
+ */
+export async function sendCodes(ctx: IExecuteFunctions, itemIndex: number, poolId: string, codes: string[], kind: BulkKind): Promise<IDataObject> {
+	if (codes.length === 0) {
+		throw invalidInput(ctx.getNode(), itemIndex, 'Codes', 'has no codes after blanks and empty lines were dropped', 'Give at least one code.');
+	}
+	const { unique, duplicates } = dedupe(codes);
+	const totals: IDataObject = { pool_id: poolId, codes_received: codes.length };
+	for (const key of kind === 'upload' ? UPLOAD_TOTALS : REVOKE_TOTALS) totals[key] = 0;
+	totals.duplicates_in_input = duplicates;
+	const notFound: string[] = [];
+	let requests = 0;
+	for (const part of chunk(unique, MAX_CODES_PER_UPLOAD)) {
+		const { body } = await apiRequest<IDataObject>(ctx, {
+			method: 'POST',
+			path: poolPath(poolId, kind === 'upload' ? '/codes' : '/codes/revoke'),
+			body: { codes: part },
+			// Both are safe to repeat: a repeated upload accepts 0, a repeated revoke counts already_revoked.
+			idempotent: true,
+			scope: 'promo:write',
+			itemIndex,
+		});
+		requests++;
+		for (const key of kind === 'upload' ? UPLOAD_TOTALS : REVOKE_TOTALS) totals[key] = (totals[key] as number) + Number(body[key] ?? 0);
+		if (Array.isArray(body.not_found)) notFound.push(...(body.not_found as string[]));
+		totals.total = body.total;
+		totals.remaining = body.remaining;
+	}
+	if (kind === 'revoke') totals.not_found = notFound;
+	totals.requests = requests;
+	return totals;
+}
+
+/** One input item: its own codes, its own pool. */
+export async function bulkForItem(ctx: IExecuteFunctions, itemIndex: number, kind: BulkKind): Promise<IDataObject[]> {
+	const poolId = resolvePoolId(ctx, itemIndex);
+	const codes = await codesOfItem(ctx, itemIndex);
+	return [await sendCodes(ctx, itemIndex, poolId, codes, kind)];
+}
+
+/**
+ * "Field of Every Input Item": the codes of all items go to their pool together (one upload in
+ * chunks, not one request per item). An item whose field is unusable fails alone.
+ */
+export async function bulkForAllItems(ctx: IExecuteFunctions, kind: BulkKind): Promise<INodeExecutionData[] | null> {
+	const items = ctx.getInputData();
+	if (items.length === 0 || ctx.getNodeParameter('codesFrom', 0, 'list') !== 'field') return null;
+	const out: INodeExecutionData[] = [];
+	const groups = new Map<string, { codes: string[]; items: IPairedItemData[] }>();
+	for (let i = 0; i < items.length; i++) {
+		try {
+			const poolId = resolvePoolId(ctx, i);
+			const codes = await codesOfItem(ctx, i);
+			const group = groups.get(poolId) ?? { codes: [], items: [] };
+			for (const code of codes) group.codes.push(code);
+			group.items.push({ item: i });
+			groups.set(poolId, group);
+		} catch (caught) {
+			const error = asNodeError(ctx, caught, i);
+			if (!ctx.continueOnFail()) throw error;
+			out.push({ json: errorItem(error), pairedItem: { item: i } });
+		}
+	}
+	for (const [poolId, group] of groups) {
+		const first = group.items[0].item;
+		try {
+			out.push({ json: { ...(await sendCodes(ctx, first, poolId, group.codes, kind)), items: group.items.length }, pairedItem: group.items });
+		} catch (caught) {
+			const error = asNodeError(ctx, caught, first);
+			if (!ctx.continueOnFail()) throw error;
+			out.push({ json: errorItem(error), pairedItem: group.items });
+		}
+	}
+	return out;
+}

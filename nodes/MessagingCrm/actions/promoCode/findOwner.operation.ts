@@ -1,0 +1,43 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+
+import { LIMITS, optionalText } from '../../helpers/bounds';
+import { pathSegment } from '../../helpers/url';
+import { invalidInput } from '../../helpers/validate';
+import { apiRequest } from '../../transport/request';
+
+const properties: INodeProperties[] = [
+	{ displayName: 'Code', name: 'code', type: 'string', default: '', required: true, placeholder: 'e.g. SPRING-042', description: 'Searched in every pool of the company' },
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{ displayName: 'Fail If Not Found', name: 'failIfNotFound', type: 'boolean', default: false, description: 'Whether to fail the item when no customer holds the code, instead of giving no item' },
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['promoCode'], operation: ['findOwner'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const code = optionalText(this, itemIndex, 'Code', this.getNodeParameter('code', itemIndex, ''), LIMITS.promoCode);
+	if (!code) throw invalidInput(this.getNode(), itemIndex, 'Code', 'is empty', 'Enter or map the promo code.');
+	const { status, body } = await apiRequest<IDataObject>(this, {
+		method: 'GET',
+		path: `/promo-codes/${pathSegment(code)}`,
+		scope: 'promo:read',
+		acceptStatus: [404],
+		itemIndex,
+	});
+	if (status !== 404) return [body];
+	if ((this.getNodeParameter('options', itemIndex, {}) as IDataObject).failIfNotFound) {
+		throw new NodeOperationError(this.getNode(), `Item ${itemIndex + 1}: no customer holds the code "${code}"`, {
+			itemIndex,
+			description: 'Turn off "Fail If Not Found" to get no item instead.',
+		});
+	}
+	return [];
+}

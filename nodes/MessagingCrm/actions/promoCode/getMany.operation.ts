@@ -1,0 +1,54 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { invalidInput } from '../../helpers/validate';
+import { apiRequest } from '../../transport/request';
+import { returnAllOrLimit } from '../common.descriptions';
+import { poolLocator, poolPath, resolvePoolId } from '../common/pool';
+
+export const PAGE_SIZE = 500;
+
+const properties: INodeProperties[] = [
+	poolLocator,
+	...returnAllOrLimit,
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		options: [
+			{ displayName: 'Issued Only', name: 'issuedOnly', type: 'boolean', default: true, description: 'Whether to return only codes handed out to customers' },
+			{ displayName: 'Search', name: 'search', type: 'string', default: '', description: 'Part of a code' },
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['promoCode'], operation: ['getMany'] } }, properties);
+
+/** Pages of 500 by offset until a short page (or the limit), each code an item as it arrives. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const poolId = resolvePoolId(this, itemIndex);
+	const filters = this.getNodeParameter('filters', itemIndex, {}) as { issuedOnly?: boolean; search?: string };
+	const returnAll = this.getNodeParameter('returnAll', itemIndex, true) as boolean;
+	const limit = returnAll ? Infinity : (this.getNodeParameter('limit', itemIndex, 50) as number);
+	if (!returnAll && (!Number.isInteger(limit) || limit < 1)) {
+		throw invalidInput(this.getNode(), itemIndex, 'Limit', `must be a whole number of at least 1, got ${String(limit)}`, 'Set Limit to 1 or more, or turn on Return All.');
+	}
+	const out: IDataObject[] = [];
+	for (let offset = 0; out.length < limit; ) {
+		const pageSize = Math.min(PAGE_SIZE, limit - out.length);
+		const { body } = await apiRequest<{ codes?: IDataObject[] }>(this, {
+			method: 'GET',
+			path: poolPath(poolId, '/codes'),
+			query: { issued_only: filters.issuedOnly ? true : undefined, search: filters.search?.trim() || undefined, limit: pageSize, offset },
+			scope: 'promo:read',
+			itemIndex,
+		});
+		const page = body.codes ?? [];
+		for (const code of page) out.push({ pool_id: poolId, ...code });
+		if (page.length < pageSize) break;
+		offset += page.length;
+	}
+	return out;
+}

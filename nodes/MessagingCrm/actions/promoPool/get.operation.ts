@@ -1,0 +1,12 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { apiRequest } from '../../transport/request';
+import { poolLocator, poolPath, resolvePoolId } from '../common/pool';
+
+export const description = updateDisplayOptions({ show: { resource: ['promoPool'], operation: ['get'] } }, [poolLocator]);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const { body } = await apiRequest<IDataObject>(this, { method: 'GET', path: poolPath(resolvePoolId(this, itemIndex)), scope: 'promo:read', itemIndex });
+	return [body];
+}
