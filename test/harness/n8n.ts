@@ -375,3 +375,47 @@ export async function testCredential(credentials: CrmCredentials): Promise<INode
 	}
 	return { status: 'OK', message: 'Connection successful!' };
 }
+
+export const TRIGGER_TYPE = 'n8n-nodes-messaging-crm.messagingCrmTrigger';
+
+export interface TriggerHandle {
+	/** One poll as n8n's active workflow runs it ('trigger') or as "Fetch test event" does ('manual'). */
+	poll(mode?: 'trigger' | 'manual'): Promise<Array<Record<string, unknown>> | null>;
+	/** The node's static data, as n8n stores it. */
+	staticData(): IDataObject;
+	/** A restart: the static data serialized and restored into a fresh workflow, as n8n does. */
+	restart(): void;
+	setParameters(parameters: INodeParameters): void;
+}
+
+/** A Messaging CRM Trigger in a workflow whose static data lives across polls. */
+export async function createTrigger(parameters: INodeParameters, credentials: CrmCredentials): Promise<TriggerHandle> {
+	const { nodeTypes, credentialTypes } = await loadPackage();
+	const { PollContext } = await import('n8n-core');
+	const helper = new TestCredentialsHelper(credentialTypes, { [CREDENTIAL_TYPE]: credentials as unknown as ICredentialDataDecryptedObject });
+	let node: INode = { ...crmNode(parameters), name: 'Trigger', type: TRIGGER_TYPE };
+	let staticData: IDataObject = {};
+	let workflow = new Workflow({ id: 'trigger-workflow', nodes: [node], connections: {}, active: true, nodeTypes, staticData });
+	const build = () => {
+		workflow = new Workflow({ id: 'trigger-workflow', nodes: [node], connections: {}, active: true, nodeTypes, staticData: JSON.parse(JSON.stringify(staticData)) as IDataObject });
+	};
+	return {
+		async poll(mode = 'trigger') {
+			const context = new PollContext(workflow, workflow.getNode('Trigger')!, additionalData(helper), mode, 'activate');
+			const type = nodeTypes.getByNameAndVersion(TRIGGER_TYPE, 1);
+			const out = await type.poll!.call(context);
+			staticData = workflow.staticData as IDataObject;
+			return out ? out[0].map((i) => i.json as Record<string, unknown>) : null;
+		},
+		staticData: () => JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject,
+		restart() {
+			staticData = JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject;
+			build();
+		},
+		setParameters(next: INodeParameters) {
+			staticData = workflow.staticData as IDataObject;
+			node = { ...node, parameters: next };
+			build();
+		},
+	};
+}

@@ -149,7 +149,7 @@ export class Sandbox {
 
 	readonly controlToken: string;
 
-	rateLimit: RateLimitConfig = { enabled: true, limit: 120, windowMs: 60_000, resetFormat: 'seconds' };
+	rateLimit!: RateLimitConfig;
 
 	url = '';
 
@@ -180,7 +180,6 @@ export class Sandbox {
 
 	constructor(private readonly options: SandboxOptions = {}) {
 		this.controlToken = options.controlToken ?? randomBytes(16).toString('hex');
-		this.rateLimit = { ...this.rateLimit, ...options.rateLimit };
 		this.reset(options.seed ?? 'demo');
 		for (const { key, scopes } of options.keys ?? []) this.addKey(key, scopes ?? ALL_SCOPES);
 		this.server.on('connection', (socket) => {
@@ -204,8 +203,9 @@ export class Sandbox {
 		await new Promise<void>((resolve) => this.server.close(() => resolve()));
 	}
 
-	/** Back to a fresh company: data, keys, windows, idempotency, faults and log. */
+	/** Back to a fresh company: data, keys, rate limit, windows, idempotency, faults and log. */
 	reset(seed: 'demo' | 'empty' = 'demo'): void {
+		this.rateLimit = { enabled: true, limit: 120, windowMs: 60_000, resetFormat: 'seconds', ...this.options.rateLimit };
 		Object.assign(this.store, new Store());
 		this.keys.clear();
 		this.windows.clear();

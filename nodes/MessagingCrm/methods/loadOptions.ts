@@ -122,3 +122,14 @@ export async function getCustomerMessengers(this: ILoadOptionsFunctions): Promis
 		description: `ID ${m.id}${m.can_send_freeform === false ? ' · window closed: templates only' : ''}`,
 	}));
 }
+
+/** Promo pools as "title (remaining/total)", of the agent picked in the node when there is one. */
+export async function getPools(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+	const { body } = await apiRequest<{ pools?: Array<{ id: string; title: string; remaining: number; total: number }> }>(this, {
+		method: 'GET',
+		path: '/promo-pools',
+		query: { agent_id: currentId(this, 'agentId') },
+		scope: 'promo:read',
+	});
+	return (body.pools ?? []).map((p) => ({ name: `${p.title} (${p.remaining}/${p.total})`, value: p.id })).sort(byName);
+}

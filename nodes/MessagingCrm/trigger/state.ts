@@ -1,0 +1,216 @@
+/**
+ * The Messaging CRM Trigger's state logic, free of n8n and HTTP: snapshots, the events between two
+ * snapshots, the rotation of watched customers under a request budget. The trigger reads, calls
+ * these, and only then stores the new state, so a failed poll changes nothing.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+export const POOL_EVENTS = [
+	'poolLow',
+	'poolEmpty',
+	'poolRestocked',
+	'codesIssued',
+	'exhaustedRequestsRose',
+	'poolDisabled',
+	'poolEnabled',
+	'anyCounterChanged',
+] as const;
+export type PoolEvent = (typeof POOL_EVENTS)[number];
+
+export const DEAL_EVENTS = ['dealCreated', 'dealMoved', 'dealWon', 'dealLost'] as const;
+export type DealEvent = (typeof DEAL_EVENTS)[number];
+
+/** What is kept of a pool between polls. */
+export interface PoolSnapshot {
+	total: number;
+	issued: number;
+	remaining: number;
+	low_threshold: number;
+	exhausted_requests: number;
+	is_enabled: boolean;
+}
+
+/** What is kept of a deal between polls. */
+export interface DealSnapshot {
+	stage_id: string;
+	stage_code: string | null;
+	status: string;
+	moved_at: string | null;
+}
+
+export interface TriggerState {
+	/** The configuration the state belongs to; another one starts from a new baseline. */
+	config: string;
+	pools?: Record<string, PoolSnapshot>;
+	/** Per watched customer that has been read at least once: its deals. */
+	deals?: Record<string, Record<string, DealSnapshot>>;
+	/** Where the next rotation of watched customers starts. */
+	cursor?: number;
+	/** The key's rate limit as last read from the headers. */
+	rateLimit?: number;
+}
+
+export interface Emitted {
+	event: string;
+	[key: string]: unknown;
+}
+
+const COUNTERS = ['total', 'issued', 'remaining', 'low_threshold', 'exhausted_requests'] as const;
+
+export function poolSnapshot(pool: IDataObject): PoolSnapshot {
+	const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+	return {
+		total: n(pool.total),
+		issued: n(pool.issued),
+		remaining: n(pool.remaining),
+		low_threshold: n(pool.low_threshold),
+		exhausted_requests: n(pool.exhausted_requests),
+		is_enabled: pool.is_enabled !== false,
+	};
+}
+
+/** The events of one pool between two snapshots, in a stable order, only those asked for. */
+export function poolEvents(before: PoolSnapshot, pool: IDataObject, wanted: ReadonlySet<string>): Emitted[] {
+	const after = poolSnapshot(pool);
+	const deltas: IDataObject = {};
+	for (const key of COUNTERS) deltas[key] = after[key] - before[key];
+	const happened: Array<[PoolEvent, boolean]> = [
+		['poolLow', before.remaining > before.low_threshold && after.remaining <= after.low_threshold],
+		['poolEmpty', before.remaining > 0 && after.remaining === 0],
+		['poolRestocked', after.remaining > before.remaining],
+		['codesIssued', after.issued > before.issued],
+		['exhaustedRequestsRose', after.exhausted_requests > before.exhausted_requests],
+		['poolDisabled', before.is_enabled && !after.is_enabled],
+		['poolEnabled', !before.is_enabled && after.is_enabled],
+		['anyCounterChanged', COUNTERS.some((k) => after[k] !== before[k])],
+	];
+	const out: Emitted[] = [];
+	for (const [event, yes] of happened) {
+		if (!yes || !wanted.has(event)) continue;
+		const item: Emitted = { event, pool, before: { ...before }, deltas };
+		if (event === 'codesIssued') item.count = after.issued - before.issued;
+		if (event === 'exhaustedRequestsRose') item.count = after.exhausted_requests - before.exhausted_requests;
+		out.push(item);
+	}
+	return out;
+}
+
+export function dealSnapshot(deal: IDataObject): DealSnapshot {
+	return {
+		stage_id: String(deal.stage_id ?? ''),
+		stage_code: typeof deal.stage_code === 'string' ? deal.stage_code : null,
+		status: String(deal.status ?? ''),
+		moved_at: typeof deal.moved_at === 'string' ? deal.moved_at : null,
+	};
+}
+
+const isClosed = (status: string) => status === 'won' || status === 'lost';
+
+export interface MoveFilter {
+	/** Only moves into these stage codes … */
+	stageCodes: string[];
+	/** … of this pipeline (empty: any). */
+	pipelineId: string;
+}
+
+/** The events of one customer's deals between two reads. */
+export function dealEvents(
+	customerId: string,
+	before: Record<string, DealSnapshot>,
+	deals: IDataObject[],
+	wanted: ReadonlySet<string>,
+	filter: MoveFilter,
+): Emitted[] {
+	const out: Emitted[] = [];
+	const emit = (event: DealEvent, deal: IDataObject, previous: DealSnapshot | undefined) => {
+		if (!wanted.has(event)) return;
+		out.push({
+			event,
+			customer_id: customerId,
+			deal,
+			stage_before: previous ? { id: previous.stage_id, code: previous.stage_code } : null,
+			stage_after: { id: deal.stage_id ?? null, code: deal.stage_code ?? null },
+			moved_at: deal.moved_at ?? null,
+		});
+	};
+	for (const deal of deals) {
+		const id = String(deal.id ?? '');
+		if (!id) continue;
+		const previous = before[id];
+		const now = dealSnapshot(deal);
+		if (!previous) {
+			emit('dealCreated', deal, undefined);
+		} else if (now.stage_id !== previous.stage_id && !isClosed(previous.status)) {
+			const intoChosen =
+				(filter.pipelineId === '' || deal.pipeline_id === filter.pipelineId) &&
+				(filter.stageCodes.length === 0 || (now.stage_code !== null && filter.stageCodes.includes(now.stage_code)));
+			if (intoChosen) emit('dealMoved', deal, previous);
+		}
+		if (isClosed(now.status) && (!previous || previous.status !== now.status)) {
+			emit(now.status === 'won' ? 'dealWon' : 'dealLost', deal, previous);
+		}
+	}
+	return out;
+}
+
+/** Customers to read this poll: all when they fit the budget, otherwise a rotating window. */
+export function planReads(customerIds: string[], cursor: number, budget: number): { read: string[]; nextCursor: number; rotating: boolean } {
+	const n = customerIds.length;
+	const size = Math.max(1, Math.floor(budget));
+	if (n <= size) return { read: [...customerIds], nextCursor: 0, rotating: false };
+	const start = ((cursor % n) + n) % n;
+	const read: string[] = [];
+	for (let i = 0; i < size; i++) read.push(customerIds[(start + i) % n]);
+	return { read, nextCursor: (start + size) % n, rotating: true };
+}
+
+/** Requests a poll may spend: a share of the key's limit per window (at least 1). */
+export function requestBudget(rateLimit: number | undefined, sharePercent: number): number {
+	const limit = rateLimit && rateLimit > 0 ? rateLimit : 120;
+	const share = Math.min(100, Math.max(1, sharePercent));
+	return Math.max(1, Math.floor((limit * share) / 100));
+}
+
+/** Watched customer IDs from a list, a comma/line separated text or an array expression. */
+export function parseCustomerIds(value: unknown): string[] {
+	const raw = Array.isArray(value) ? value.map((v) => String(v ?? '')) : String(value ?? '').split(/[\s,;]+/);
+	return [...new Set(raw.map((v) => v.trim()).filter((v) => v !== ''))];
+}
+
+/**
+ * The next state and the events of a poll of pools. A pool seen for the first time is baselined
+ * quietly; a pool that disappeared is forgotten.
+ */
+export function pollPools(state: TriggerState, pools: IDataObject[], wanted: ReadonlySet<string>): { state: TriggerState; events: Emitted[] } {
+	const previous = state.pools;
+	const next: Record<string, PoolSnapshot> = {};
+	const events: Emitted[] = [];
+	for (const pool of pools) {
+		const id = String(pool.id ?? '');
+		if (!id) continue;
+		if (previous?.[id]) events.push(...poolEvents(previous[id], pool, wanted));
+		next[id] = poolSnapshot(pool);
+	}
+	return { state: { ...state, pools: next }, events };
+}
+
+/** The next state and the events after reading the deals of some watched customers. */
+export function pollDeals(
+	state: TriggerState,
+	reads: Array<{ customerId: string; deals: IDataObject[] }>,
+	watched: string[],
+	wanted: ReadonlySet<string>,
+	filter: MoveFilter,
+	nextCursor: number,
+): { state: TriggerState; events: Emitted[] } {
+	const keep = new Set(watched);
+	const deals: Record<string, Record<string, DealSnapshot>> = {};
+	for (const [customerId, snapshot] of Object.entries(state.deals ?? {})) if (keep.has(customerId)) deals[customerId] = snapshot;
+	const events: Emitted[] = [];
+	for (const { customerId, deals: list } of reads) {
+		const before = deals[customerId];
+		if (before) events.push(...dealEvents(customerId, before, list, wanted, filter));
+		deals[customerId] = Object.fromEntries(list.filter((d) => d.id).map((d) => [String(d.id), dealSnapshot(d)]));
+	}
+	return { state: { ...state, deals, cursor: nextCursor }, events };
+}
