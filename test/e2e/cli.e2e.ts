@@ -1,0 +1,54 @@
+import { mkdtempSync } from 'fs';
+import { tmpdir } from 'os';
+import path from 'path';
+
+import type { Sandbox } from '../sandbox/server';
+import { startSandbox } from '../sandbox/server';
+import { ensureN8n, n8nCli, N8N_VERSION, prepareUserFolder } from './n8n';
+import type { WorkflowJson } from './setup';
+import { exampleWorkflows, importCredential, importWorkflows } from './setup';
+
+const VERSION = process.env.N8N_E2E_VERSION ?? N8N_VERSION;
+let sandbox: Sandbox;
+const options = { userFolder: mkdtempSync(path.join(tmpdir(), 'n8n-e2e-cli-')), version: VERSION, port: 5690 };
+
+beforeAll(async () => {
+	ensureN8n(VERSION);
+	sandbox = await startSandbox();
+	prepareUserFolder(options.userFolder);
+	await importCredential(options, { baseUrl: sandbox.url, apiKey: sandbox.mintKey() });
+	await importCredential(options, { baseUrl: sandbox.url, apiKey: sandbox.mintKey(['customers:read', 'customers:write']) }, 'mcrmNoSendCred01', 'Messaging CRM without messages:send');
+	const [welcome] = exampleWorkflows();
+	const withoutSend: WorkflowJson = JSON.parse(JSON.stringify(welcome));
+	withoutSend.id = 'mcrmNoSendFlow001';
+	withoutSend.name = 'Welcome flow with a key that cannot send';
+	for (const node of withoutSend.nodes) if (node.credentials) node.credentials = { messagingCrmApi: { id: 'mcrmNoSendCred01', name: 'Messaging CRM without messages:send' } };
+	await importWorkflows(options, [welcome, withoutSend]);
+});
+afterAll(async () => sandbox?.stop());
+
+describe(`workflow 1 in n8n ${VERSION}, run with n8n execute`, () => {
+	it('creates the customer with a deal, opens the dialog and sends the welcome message', async () => {
+		const result = await n8nCli(['execute', '--id=mcrmWelcomeFlow01'], options);
+		expect(result.stdout).toContain('Execution was successful');
+		const customers = [...sandbox.store.customers.values()];
+		expect(customers).toHaveLength(1);
+		expect(customers[0]).toMatchObject({ full_name: 'Jane Doe', phone: '+15550107788', email: 'jane@example.com' });
+		expect(customers[0].variables.get('interest')?.value).toBe('sneakers');
+		const deal = sandbox.store.currentDeal(customers[0].id)!;
+		expect(sandbox.store.pipelines.get(deal.pipeline_id)?.name).toBe('Sales');
+		const dialogs = [...sandbox.store.conversations.values()];
+		expect(dialogs).toHaveLength(1);
+		const messages = [...sandbox.store.messages.values()];
+		expect(messages.map((m) => [m.messenger_type, m.status, m.rendered])).toEqual([['telegram', 'sent', 'Hi <b>Jane Doe</b>, thanks for writing to us! We will reply here shortly.']]);
+		expect(dialogs[0].timeline.map((e) => e.kind)).toEqual(['system', 'outgoing']);
+	});
+
+	it('fails with the missing scope named when the key cannot send', async () => {
+		const result = await n8nCli(['execute', '--id=mcrmNoSendFlow001'], options);
+		const output = `${result.stdout}\n${result.stderr}`;
+		expect(output).not.toContain('Execution was successful');
+		expect(output).toContain('insufficient_scope');
+		expect(output).toContain('messages:send');
+	});
+});

