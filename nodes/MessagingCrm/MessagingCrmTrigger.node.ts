@@ -9,7 +9,7 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { pathSegment } from './helpers/url';
 import { isUuid } from './helpers/validate';
-import { getAgents, getPipelines, getPools, getStageCodes } from './methods/loadOptions';
+import { getAgents, getPipelines, getPools, getStageCodeList } from './methods/loadOptions';
 import { apiRequest } from './transport/request';
 import type { Emitted, TriggerState } from './trigger/state';
 import { parseCustomerIds, planReads, pollDeals, pollPools, requestBudget } from './trigger/state';
@@ -194,7 +194,7 @@ export class MessagingCrmTrigger implements INodeType {
 				displayName: 'Only Moves Into Stage Names or IDs',
 				name: 'stageCodes',
 				type: 'multiOptions',
-				typeOptions: { loadOptionsMethod: 'getStageCodes', loadOptionsDependsOn: ['pipelineId'] },
+				typeOptions: { loadOptionsMethod: 'getStageCodeList', loadOptionsDependsOn: ['pipelineId'] },
 				default: [],
 				displayOptions: { show: { watch: ['deals'] } },
 				description: 'Report moves only into these stages (by stage code); empty for any. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
@@ -219,7 +219,7 @@ export class MessagingCrmTrigger implements INodeType {
 		],
 	};
 
-	methods = { loadOptions: { getAgents, getPipelines, getPools, getStageCodes } };
+	methods = { loadOptions: { getAgents, getPipelines, getPools, getStageCodeList } };
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const settings = readSettings(this);

@@ -160,8 +160,8 @@ describe('Base URL', () => {
 describe('Dropdowns and searches', () => {
 	it('loads agents sorted by name with their messengers as the description', async () => {
 		const options = (await callMethod({ kind: 'loadOptions', method: 'getAgents', parameters: {}, credentials: creds() })) as INodePropertyOptions[];
-		expect(options.map((o) => o.name)).toEqual(['Sales Chat', 'Support Bot']);
-		expect(options[1].description).toContain('telegram');
+		expect(options.map((o) => o.name)).toEqual(['(Not Set)', 'Sales Chat', 'Support Bot']);
+		expect(options[2].description).toContain('telegram');
 	});
 
 	it('loads the pipelines of the agent picked in the node, and the stages of the picked pipeline by code', async () => {
@@ -171,14 +171,14 @@ describe('Dropdowns and searches', () => {
 			parameters: { agentId: DEMO.supportBot },
 			credentials: creds(),
 		})) as INodePropertyOptions[];
-		expect(pipelines.map((o) => o.name)).toEqual(['Onboarding', 'Sales (default)']);
+		expect(pipelines.map((o) => o.name)).toEqual(['(Not Set)', 'Onboarding', 'Sales (default)']);
 		const stages = (await callMethod({
 			kind: 'loadOptions',
 			method: 'getStageCodes',
 			parameters: { pipelineId: DEMO.salesPipeline },
 			credentials: creds(),
 		})) as INodePropertyOptions[];
-		expect(stages.map((o) => o.value)).toEqual(['new', 'qualified', 'proposal', 'negotiation']);
+		expect(stages.map((o) => o.value)).toEqual(['', 'new', 'qualified', 'proposal', 'negotiation']);
 		const ids = (await callMethod({
 			kind: 'loadOptions',
 			method: 'getStageIds',

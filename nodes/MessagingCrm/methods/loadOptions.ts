@@ -11,6 +11,14 @@ function byName(a: INodePropertyOptions, b: INodePropertyOptions): number {
 	return a.name.localeCompare(b.name);
 }
 
+/**
+ * A first "(Not Set)" choice for optional dropdowns: without it, n8n flags the empty default as a
+ * value missing from the list.
+ */
+function withNotSet(options: INodePropertyOptions[]): INodePropertyOptions[] {
+	return [{ name: '(Not Set)', value: '', description: 'Leave empty: see the field\'s description for what that means' }, ...options];
+}
+
 /** Reads an ID parameter of the node being edited, whether a plain value or a resource locator. */
 export function currentId(ctx: ILoadOptionsFunctions, name: string): string | undefined {
 	const raw = ctx.getCurrentNodeParameter(name) as unknown;
@@ -43,19 +51,21 @@ export function agentOption(agent: Agent): INodePropertyOptions {
 }
 
 export async function getAgents(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	return (await listAgents(this)).map(agentOption).sort(byName);
+	return withNotSet((await listAgents(this)).map(agentOption).sort(byName));
 }
 
 /** Pipelines, limited to the agent picked in the same node when there is one. */
 export async function getPipelines(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
 	const pipelines = await listPipelines(this, currentId(this, 'agentId'));
-	return pipelines
-		.map((p) => ({
-			name: p.is_default ? `${p.name} (default)` : p.name,
-			value: p.id,
-			description: `${p.stages?.length ?? 0} stages`,
-		}))
-		.sort(byName);
+	return withNotSet(
+		pipelines
+			.map((p) => ({
+				name: p.is_default ? `${p.name} (default)` : p.name,
+				value: p.id,
+				description: `${p.stages?.length ?? 0} stages`,
+			}))
+			.sort(byName),
+	);
 }
 
 async function stagesOfCurrentPipeline(ctx: ILoadOptionsFunctions) {
@@ -66,10 +76,15 @@ async function stagesOfCurrentPipeline(ctx: ILoadOptionsFunctions) {
 }
 
 /** Stages of the pipeline picked in the same node, by their stable `stage_code`, in pipeline order. */
-export async function getStageCodes(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+export async function getStageCodeList(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
 	return (await stagesOfCurrentPipeline(this))
 		.filter((s) => s.stage_code)
 		.map((s) => ({ name: `${s.name} (${s.stage_code})`, value: s.stage_code as string }));
+}
+
+/** The same, for a single optional choice. */
+export async function getStageCodes(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+	return withNotSet(await getStageCodeList.call(this));
 }
 
 /** Stages of the pipeline picked in the same node, by ID, in pipeline order. */
