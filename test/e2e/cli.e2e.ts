@@ -1,33 +1,36 @@
+/**
+ * Workflow 1 run by `n8n execute` in real n8n: the newest 2.x tested here and the newest 1.x (for
+ * self-hosters who have not moved to 2.x).
+ */
 import { mkdtempSync } from 'fs';
 import { tmpdir } from 'os';
 import path from 'path';
 
 import type { Sandbox } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
-import { ensureN8n, n8nCli, N8N_VERSION, prepareUserFolder } from './n8n';
+import { ensureN8n, n8nCli, N8N_V1_VERSION, N8N_VERSION, prepareUserFolder } from './n8n';
 import type { WorkflowJson } from './setup';
 import { exampleWorkflows, importCredential, importWorkflows } from './setup';
 
-const VERSION = process.env.N8N_E2E_VERSION ?? N8N_VERSION;
-let sandbox: Sandbox;
-const options = { userFolder: mkdtempSync(path.join(tmpdir(), 'n8n-e2e-cli-')), version: VERSION, port: 5690 };
+describe.each([N8N_VERSION, N8N_V1_VERSION])('workflow 1 in n8n %s, run with n8n execute', (version) => {
+	let sandbox: Sandbox;
+	const options = { userFolder: mkdtempSync(path.join(tmpdir(), `n8n-e2e-cli-${version}-`)), version, port: 5690 };
 
-beforeAll(async () => {
-	ensureN8n(VERSION);
-	sandbox = await startSandbox();
-	prepareUserFolder(options.userFolder);
-	await importCredential(options, { baseUrl: sandbox.url, apiKey: sandbox.mintKey() });
-	await importCredential(options, { baseUrl: sandbox.url, apiKey: sandbox.mintKey(['customers:read', 'customers:write']) }, 'mcrmNoSendCred01', 'Messaging CRM without messages:send');
-	const [welcome] = exampleWorkflows();
-	const withoutSend: WorkflowJson = JSON.parse(JSON.stringify(welcome));
-	withoutSend.id = 'mcrmNoSendFlow001';
-	withoutSend.name = 'Welcome flow with a key that cannot send';
-	for (const node of withoutSend.nodes) if (node.credentials) node.credentials = { messagingCrmApi: { id: 'mcrmNoSendCred01', name: 'Messaging CRM without messages:send' } };
-	await importWorkflows(options, [welcome, withoutSend]);
-});
-afterAll(async () => sandbox?.stop());
+	beforeAll(async () => {
+		ensureN8n(version);
+		sandbox = await startSandbox();
+		prepareUserFolder(options.userFolder);
+		await importCredential(options, { baseUrl: sandbox.url, apiKey: sandbox.mintKey() });
+		await importCredential(options, { baseUrl: sandbox.url, apiKey: sandbox.mintKey(['customers:read', 'customers:write']) }, 'mcrmNoSendCred01', 'Messaging CRM without messages:send');
+		const [welcome] = exampleWorkflows();
+		const withoutSend: WorkflowJson = JSON.parse(JSON.stringify(welcome));
+		withoutSend.id = 'mcrmNoSendFlow001';
+		withoutSend.name = 'Welcome flow with a key that cannot send';
+		for (const node of withoutSend.nodes) if (node.credentials) node.credentials = { messagingCrmApi: { id: 'mcrmNoSendCred01', name: 'Messaging CRM without messages:send' } };
+		await importWorkflows(options, [welcome, withoutSend]);
+	});
+	afterAll(async () => sandbox?.stop());
 
-describe(`workflow 1 in n8n ${VERSION}, run with n8n execute`, () => {
 	it('creates the customer with a deal, opens the dialog and sends the welcome message', async () => {
 		const result = await n8nCli(['execute', '--id=mcrmWelcomeFlow01'], options);
 		expect(result.stdout).toContain('Execution was successful');

