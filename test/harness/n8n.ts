@@ -157,7 +157,7 @@ export interface CrmCredentials {
 	allowPlainHttp?: boolean;
 }
 
-function additionalData(
+export function additionalData(
 	credentialsHelper: ICredentialsHelper,
 	hooks?: ExecutionLifecycleHooks,
 ): IWorkflowExecuteAdditionalData {
@@ -221,10 +221,15 @@ export async function runNode(options: {
 	continueOnFail?: boolean;
 	errorOutput?: boolean;
 	executionId?: string;
+	/** Another node to run instead (e.g. n8n's HTTP Request node in the benchmarks), with its types. */
+	node?: Partial<INode>;
+	nodeTypes?: INodeTypes;
 }): Promise<NodeRun> {
-	const { nodeTypes, credentialTypes } = await loadPackage();
+	const loadedPackage = await loadPackage();
+	const { credentialTypes } = loadedPackage;
+	const nodeTypes = options.nodeTypes ?? loadedPackage.nodeTypes;
 	const onError = options.errorOutput ? 'continueErrorOutput' : options.continueOnFail ? 'continueRegularOutput' : undefined;
-	const node = crmNode(options.parameters, onError ? { onError } : {});
+	const node = crmNode(options.parameters, { ...(onError ? { onError } : {}), ...options.node });
 	const workflow = new Workflow({
 		id: 'test-workflow',
 		name: 'test',

@@ -13,6 +13,7 @@ import { promoRoutes } from './routes/promo';
 import { templateRoutes } from './routes/templates';
 import { pipelineRoutes } from './routes/pipelines';
 import { createPool, issue, poolOut, upload } from './promo';
+import { createDeal } from './crm';
 import { DEMO, seedDemo, Store } from './store';
 
 /** The nine scopes of the spec. */
@@ -80,6 +81,24 @@ export interface FaultSpec {
 	body?: unknown;
 	headers?: Record<string, string>;
 	delayMs?: number;
+}
+
+/** Random faults on a share of requests, from a seeded generator (benchmarks, chaos tests). */
+export interface ChaosConfig {
+	seed: number;
+	/** Share of requests answered with an HTML 502 page before processing. */
+	p502?: number;
+	/** Share of requests whose connection is reset (half before, half after processing). */
+	pReset?: number;
+	/** Share of requests refused with 429 and Retry-After. */
+	p429?: number;
+	/** Share of requests answered only after `slowMs` (past a client's timeout, the work still done). */
+	pSlow?: number;
+	slowMs?: number;
+	/** Share of requests processed and then answered with a truncated JSON body. */
+	pMalformed?: number;
+	/** Only paths starting with this. */
+	pathPrefix?: string;
 }
 
 export interface LoggedRequest {
@@ -160,6 +179,8 @@ export class Sandbox {
 	private idempotency = new Map<string, StoredAnswer>();
 
 	private faults: Array<FaultSpec & { left: number }> = [];
+
+	private chaos: (ChaosConfig & { next: () => number }) | null = null;
 
 	private log: LoggedRequest[] = [];
 
@@ -250,6 +271,43 @@ export class Sandbox {
 
 	clearFaults(): void {
 		this.faults = [];
+		this.chaos = null;
+	}
+
+	setChaos(config: ChaosConfig | null): void {
+		if (!config) {
+			this.chaos = null;
+			return;
+		}
+		let state = config.seed >>> 0;
+		const next = () => {
+			state = (state + 0x6d2b79f5) >>> 0;
+			let t = state;
+			t = Math.imul(t ^ (t >>> 15), t | 1);
+			t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+			return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+		};
+		this.chaos = { ...config, next };
+	}
+
+	/** A fault drawn by the chaos generator for this request, if any. */
+	private chaosFault(path: string): FaultSpec | undefined {
+		const c = this.chaos;
+		if (!c || (c.pathPrefix && !path.startsWith(c.pathPrefix))) return undefined;
+		let r = c.next();
+		const hit = (p = 0) => {
+			if (r < p) return true;
+			r -= p;
+			return false;
+		};
+		if (hit(c.p502)) return { path, count: 1, kind: 'html', status: 502 };
+		if (hit(c.pReset)) return { path, count: 1, kind: 'reset', when: c.next() < 0.5 ? 'before' : 'after' };
+		if (hit(c.p429)) {
+			return { path, count: 1, kind: 'status', status: 429, headers: { 'Retry-After': '1' }, body: { error: { code: 'rate_limited', message: 'Injected rate limit', details: {} } } };
+		}
+		if (hit(c.pSlow)) return { path, count: 1, kind: 'delay', when: 'after', delayMs: c.slowMs ?? 5000 };
+		if (hit(c.pMalformed)) return { path, count: 1, kind: 'malformed', when: 'after' };
+		return undefined;
 	}
 
 	requests(): LoggedRequest[] {
@@ -330,7 +388,7 @@ export class Sandbox {
 			return;
 		}
 
-		const fault = this.takeFault(method, path);
+		const fault = this.takeFault(method, path) ?? this.chaosFault(path);
 		const entry: Omit<LoggedRequest, 'seq' | 'at'> = {
 			method,
 			path,
@@ -574,6 +632,24 @@ export class Sandbox {
 		return id;
 	}
 
+	/** Counts for benchmarks: customers, messages per customer, pools, requests by status. */
+	stats() {
+		const byStatus: Record<string, number> = {};
+		for (const r of this.log) byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
+		const sentPerCustomer: Record<string, number> = {};
+		for (const m of this.store.messages.values()) if (m.status === 'sent') sentPerCustomer[m.customer_id] = (sentPerCustomer[m.customer_id] ?? 0) + 1;
+		return {
+			customers: this.store.customers.size,
+			distinctPhones: new Set([...this.store.customers.values()].map((c) => c.phone).filter(Boolean)).size,
+			messagesSent: [...this.store.messages.values()].filter((m) => m.status === 'sent').length,
+			messagesFailed: [...this.store.messages.values()].filter((m) => m.status === 'failed').length,
+			customersWithMoreThanOneMessage: Object.values(sentPerCustomer).filter((n) => n > 1).length,
+			requests: this.log.length,
+			byStatus,
+			pools: [...this.store.promoPools.values()].map(poolOut),
+		};
+	}
+
 	/** The company's data as plain JSON. */
 	snapshot(): SandboxSnapshot {
 		const plain = (value: unknown): unknown =>
@@ -632,6 +708,24 @@ export class Sandbox {
 			case 'DELETE /faults':
 				this.clearFaults();
 				return ok();
+			case 'POST /chaos':
+				this.setChaos(body.seed === undefined ? null : (body as unknown as ChaosConfig));
+				return ok();
+			case 'POST /customers/bulk': {
+				const count = Number(body.count ?? 1);
+				const ids = Array.from({ length: count }, (_, i) => this.demoCustomer(`Bulk customer ${i + 1}`));
+				if (body.withDeals) {
+					const pipeline = this.store.defaultPipeline()!;
+					for (const id of ids) createDeal(this.store, id, pipeline, pipeline.stages[0], null, new Date(this.now()).toISOString());
+				}
+				return ok({ ids });
+			}
+			case 'POST /promo-pools': {
+				const pool = createPool(this.store, { agent_id: String(body.agent_id ?? DEMO.supportBot), title: String(body.title ?? 'New pool') }, new Date(this.now()).toISOString());
+				return ok(poolOut(pool));
+			}
+			case 'GET /stats':
+				return ok(this.stats());
 			case 'GET /requests':
 				return ok({ requests: this.requests() });
 			case 'DELETE /requests':

@@ -47,14 +47,13 @@ function operationFor(ctx: IExecuteFunctions, itemIndex: number): Operation {
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const output: INodeExecutionData[] = [];
-	if (items.length > 0) {
-		const batch = operationFor(this, 0).executeBatch;
-		const whole = batch ? await batch.call(this) : null;
-		if (whole) return [whole];
-	}
+	if (items.length === 0) return [output];
+	// Resource and operation take no expressions: one lookup serves every item.
+	const operation = operationFor(this, 0);
+	const whole = operation.executeBatch ? await operation.executeBatch.call(this) : null;
+	if (whole) return [whole];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
-			const operation = operationFor(this, itemIndex);
 			const results = await operation.execute.call(this, itemIndex);
 			for (const json of results) output.push({ json, pairedItem: { item: itemIndex } });
 		} catch (caught) {

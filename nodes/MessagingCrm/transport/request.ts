@@ -98,14 +98,43 @@ interface Connection {
 	pacer: Pacer;
 }
 
-async function connect(ctx: ApiContext, request: ApiRequest): Promise<Connection> {
-	const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
-	const rawBase = typeof credentials.baseUrl === 'string' ? credentials.baseUrl : '';
-	const problem = baseUrlProblem(rawBase, credentials.allowPlainHttp === true);
-	if (problem) {
-		throw new NodeOperationError(ctx.getNode(), problem, { itemIndex: request.itemIndex });
+interface Credentialed {
+	baseUrl: string;
+	pacer: Pacer;
+	scopes: Set<string> | null;
+	problem: string | null;
+}
+
+// The credential as read once per node run (keyed by the run's context object, so nothing
+// outlives the run). Items of one run share it instead of decrypting it per request.
+const perRun = new WeakMap<object, Promise<Credentialed>>();
+
+function credentialsOf(ctx: ApiContext): Promise<Credentialed> {
+	let entry = perRun.get(ctx);
+	if (!entry) {
+		entry = ctx.getCredentials(CREDENTIAL_TYPE).then((credentials) => {
+			const rawBase = typeof credentials.baseUrl === 'string' ? credentials.baseUrl : '';
+			const baseUrl = normalizeBaseUrl(rawBase);
+			return {
+				baseUrl,
+				pacer: pacerFor(baseUrl, typeof credentials.apiKey === 'string' ? credentials.apiKey : ''),
+				scopes: configuredScopes(credentials.scopes),
+				problem: baseUrlProblem(rawBase, credentials.allowPlainHttp === true),
+			};
+		});
+		perRun.set(ctx, entry);
+		// A failed read is not kept: the next item tries again.
+		entry.catch(() => perRun.delete(ctx));
 	}
-	const lacking = missingScope(request.scope, configuredScopes(credentials.scopes));
+	return entry;
+}
+
+async function connect(ctx: ApiContext, request: ApiRequest): Promise<Connection> {
+	const credentials = await credentialsOf(ctx);
+	if (credentials.problem) {
+		throw new NodeOperationError(ctx.getNode(), credentials.problem, { itemIndex: request.itemIndex });
+	}
+	const lacking = missingScope(request.scope, credentials.scopes);
 	if (lacking) {
 		throw new NodeOperationError(
 			ctx.getNode(),
@@ -113,9 +142,7 @@ async function connect(ctx: ApiContext, request: ApiRequest): Promise<Connection
 			{ itemIndex: request.itemIndex, description: howToGetScope(lacking) },
 		);
 	}
-	const baseUrl = normalizeBaseUrl(rawBase);
-	const apiKey = typeof credentials.apiKey === 'string' ? credentials.apiKey : '';
-	return { baseUrl, pacer: pacerFor(baseUrl, apiKey) };
+	return { baseUrl: credentials.baseUrl, pacer: credentials.pacer };
 }
 
 function isSafeToRepeat(request: ApiRequest): boolean {
