@@ -199,6 +199,18 @@ export function crmNode(parameters: INodeParameters, extra: Partial<INode> = {})
 	};
 }
 
+/**
+ * Throws when the API key appears anywhere in what a run leaves behind: items, errors (stack
+ * included) and the whole run data. Every runNode() call goes through it.
+ */
+export function assertNoSecret(apiKey: string, ...things: unknown[]): void {
+	if (!apiKey || apiKey.length < 8) return;
+	for (const thing of things) {
+		const text = thing instanceof Error ? `${thing.message}\n${thing.stack ?? ''}\n${JSON.stringify(thing)}` : JSON.stringify(thing) ?? '';
+		if (text.includes(apiKey)) throw new Error('The API key leaked into a node run (output, error or run data)');
+	}
+}
+
 export interface NodeRun {
 	/** Items of the node's first output. */
 	items: INodeExecutionData[];
@@ -280,6 +292,7 @@ export async function runNode(options: {
 	}
 	const run = await done;
 	const task = run.data.resultData.runData[node.name]?.[0];
+	assertNoSecret(options.credentials.apiKey, run, task?.error ?? {}, run.data.resultData.error ?? {});
 	return {
 		items: task?.data?.main?.[0] ?? [],
 		errorItems: task?.data?.main?.[1] ?? [],

@@ -90,8 +90,12 @@ export interface ChaosConfig {
 	p502?: number;
 	/** Share of requests whose connection is reset (half before, half after processing). */
 	pReset?: number;
+	/** Share of requests answered 503 (envelope) before processing. */
+	p503?: number;
 	/** Share of requests refused with 429 and Retry-After. */
 	p429?: number;
+	/** The Retry-After of those 429s, in seconds (default 1). */
+	retryAfter?: string;
 	/** Share of requests answered only after `slowMs` (past a client's timeout, the work still done). */
 	pSlow?: number;
 	slowMs?: number;
@@ -112,6 +116,8 @@ export interface LoggedRequest {
 	idempotencyKey?: string;
 	replayed?: boolean;
 	fault?: FaultKind;
+	/** The API endpoint the path matched (e.g. `GET /customers/:customer_id`), if any. */
+	route?: string;
 	body?: unknown;
 }
 
@@ -301,9 +307,10 @@ export class Sandbox {
 			return false;
 		};
 		if (hit(c.p502)) return { path, count: 1, kind: 'html', status: 502 };
+		if (hit(c.p503)) return { path, count: 1, kind: 'status', status: 503, body: { error: { code: 'unavailable', message: 'Injected 503', details: {} } } };
 		if (hit(c.pReset)) return { path, count: 1, kind: 'reset', when: c.next() < 0.5 ? 'before' : 'after' };
 		if (hit(c.p429)) {
-			return { path, count: 1, kind: 'status', status: 429, headers: { 'Retry-After': '1' }, body: { error: { code: 'rate_limited', message: 'Injected rate limit', details: {} } } };
+			return { path, count: 1, kind: 'status', status: 429, headers: { 'Retry-After': c.retryAfter ?? '1' }, body: { error: { code: 'rate_limited', message: 'Injected rate limit', details: {} } } };
 		}
 		if (hit(c.pSlow)) return { path, count: 1, kind: 'delay', when: 'after', delayMs: c.slowMs ?? 5000 };
 		if (hit(c.pMalformed)) return { path, count: 1, kind: 'malformed', when: 'after' };
@@ -498,6 +505,7 @@ export class Sandbox {
 		}
 		if (!found) return fail(new ApiError(404, 'not_found', `No endpoint ${method} ${path}`), rate.headers);
 		const { route, params } = found;
+		entry.route = `${route.method} ${route.path}`;
 
 		// 4. Body.
 		let body: unknown = undefined;

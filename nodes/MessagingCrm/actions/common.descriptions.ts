@@ -22,14 +22,14 @@ export const returnAllOrLimit: INodeProperties[] = [
 	},
 ];
 
-/** Applies Return All / Limit to a full list. */
-export function applyLimit<T>(ctx: IExecuteFunctions, itemIndex: number, list: T[]): T[] {
-	if (ctx.getNodeParameter('returnAll', itemIndex, true) as boolean) return list;
+/** Return All / Limit as a number (Infinity for all), checked before any request is made. */
+export function limitOf(ctx: IExecuteFunctions, itemIndex: number): number {
+	if (ctx.getNodeParameter('returnAll', itemIndex, true) === true) return Infinity;
 	const limit = ctx.getNodeParameter('limit', itemIndex, 50) as number;
 	if (!Number.isInteger(limit) || limit < 1) {
 		throw invalidInput(ctx.getNode(), itemIndex, 'Limit', `must be a whole number of at least 1, got ${String(limit)}`, 'Set Limit to 1 or more, or turn on Return All.');
 	}
-	return list.slice(0, limit);
+	return limit;
 }
 
 /** An agent picked from a list of the company's agents, or given by ID. */

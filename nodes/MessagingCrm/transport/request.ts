@@ -149,6 +149,19 @@ function isSafeToRepeat(request: ApiRequest): boolean {
 	return request.method === 'GET' || request.idempotent === true || !!request.idempotencyKey;
 }
 
+/** The JSON body of a successful answer; a JSON answer that does not parse is not usable. */
+function parseBody(body: unknown, headers: Record<string, unknown>): { ok: true; value: unknown } | { ok: false } {
+	if (typeof body !== 'string') return { ok: true, value: body };
+	const type = Object.entries(headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1];
+	if (body.trim() === '') return { ok: true, value: {} };
+	if (typeof type === 'string' && !type.includes('json')) return { ok: true, value: body };
+	try {
+		return { ok: true, value: JSON.parse(body) };
+	} catch {
+		return { ok: false };
+	}
+}
+
 /**
  * Sends one API request: paces under the key's rate limit, retries what is safe to retry, and
  * turns every failure into one NodeApiError. The only function in the package that sends HTTP.
@@ -210,7 +223,15 @@ export async function apiRequest<T = unknown>(
 		pacer.observe(parseRateLimitHeaders(headers, now));
 		const status = response.statusCode;
 		if (status < 400 || request.acceptStatus?.includes(status)) {
-			return { status, body: response.body as T, headers, attempts };
+			const parsed = parseBody(response.body, headers);
+			if (parsed.ok) return { status, body: parsed.value as T, headers, attempts };
+			// A success whose body cannot be read: like a lost answer, retried only when safe to repeat.
+			if (safe && retries < TRANSPORT_DEFAULTS.maxRetries) {
+				retries++;
+				await sleep(backoffMs(retries, Math.random(), TRANSPORT_DEFAULTS.backoffBaseMs));
+				continue;
+			}
+			throw toNodeApiError(ctx.getNode(), failureFromNetwork('ERR_BAD_RESPONSE', TRANSPORT_DEFAULTS.timeoutMs), request.scope, request.itemIndex);
 		}
 
 		if (status === 429 && rateWaits < TRANSPORT_DEFAULTS.maxRateLimitWaits) {

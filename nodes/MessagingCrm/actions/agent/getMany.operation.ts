@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { Agent } from '../../helpers/types';
 import { apiRequest } from '../../transport/request';
-import { applyLimit, returnAllOrLimit } from '../common.descriptions';
+import { limitOf, returnAllOrLimit } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit,
@@ -39,6 +39,7 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const limit = limitOf(this, itemIndex);
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as {
 		activeOnly?: boolean;
 		messenger?: string;
@@ -53,5 +54,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (filters.activeOnly) agents = agents.filter((a) => a.is_active);
 	const messenger = filters.messenger?.trim().toLowerCase();
 	if (messenger) agents = agents.filter((a) => (a.messengers ?? []).some((m) => m.toLowerCase() === messenger));
-	return applyLimit(this, itemIndex, agents) as unknown as IDataObject[];
+	return agents.slice(0, limit) as unknown as IDataObject[];
 }

@@ -80,18 +80,31 @@ export async function lookupCustomer(ctx: IExecuteFunctions, itemIndex: number, 
 	return status === 404 ? null : body;
 }
 
-/** The customer's ID for a locator parameter, looking it up when it is not given by ID. */
-export async function resolveCustomerId(ctx: IExecuteFunctions, itemIndex: number, parameter = 'customerId'): Promise<string> {
+/** A customer locator checked locally: an ID, or the lookup that will find it. */
+export type CustomerRef = { id: string } | { query: LookupQuery };
+
+export function customerRef(ctx: IExecuteFunctions, itemIndex: number, parameter = 'customerId', field = 'Customer'): CustomerRef {
 	const locator = ctx.getNodeParameter(parameter, itemIndex) as INodeParameterResourceLocator | string;
 	const { mode, value } = typeof locator === 'object' && locator !== null ? locator : { mode: 'id', value: locator };
 	if (mode === 'id' || mode === 'list') {
 		const id = typeof value === 'string' ? value.trim() : value;
 		if (!isUuid(id)) {
-			throw invalidInput(ctx.getNode(), itemIndex, 'Customer', `must be a customer ID (a UUID), got ${JSON.stringify(String(id ?? '').slice(0, 60))}`, 'Map the customer\'s ID, or switch the field to By Phone, By Email or By Messenger.');
+			throw invalidInput(ctx.getNode(), itemIndex, field, `must be a customer ID (a UUID), got ${JSON.stringify(String(id ?? '').slice(0, 60))}`, 'Map the customer\'s ID, or switch the field to By Phone, By Email or By Messenger.');
 		}
-		return id;
+		return { id };
 	}
-	const query = lookupQuery(ctx, itemIndex, String(mode), value);
+	return { query: lookupQuery(ctx, itemIndex, String(mode), value, field) };
+}
+
+/** The customer's ID for a locator parameter, looking it up when it is not given by ID. */
+export async function resolveCustomerId(ctx: IExecuteFunctions, itemIndex: number, parameter = 'customerId'): Promise<string> {
+	return await resolveRef(ctx, itemIndex, customerRef(ctx, itemIndex, parameter));
+}
+
+/** Resolves a locally checked reference (one lookup when it is not an ID). */
+export async function resolveRef(ctx: IExecuteFunctions, itemIndex: number, ref: CustomerRef): Promise<string> {
+	if ('id' in ref) return ref.id;
+	const { query } = ref;
 	const customer = await lookupCustomer(ctx, itemIndex, query);
 	if (!customer || typeof customer.id !== 'string') {
 		throw new NodeOperationError(ctx.getNode(), `Item ${itemIndex + 1}: no customer with ${describeQuery(query)}`, {

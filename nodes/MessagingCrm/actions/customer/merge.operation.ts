@@ -1,10 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { LIMITS, optionalText } from '../../helpers/bounds';
 import { invalidInput, uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
-import { customerLocator, customerPath, resolveCustomerId } from '../common/customer';
+import { customerLocator, customerPath, customerRef, resolveRef } from '../common/customer';
 
 const properties: INodeProperties[] = [
 	{ ...customerLocator, displayName: 'Winner (Card That Stays)' },
@@ -56,11 +56,20 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		if (!code) throw invalidInput(this.getNode(), itemIndex, 'Promo Code', 'is empty', 'Enter the code that was issued to the donor.');
 		body.promo_code = code;
 	}
-	const winnerId = await resolveCustomerId(this, itemIndex);
-	if (body.promo_code === undefined) {
-		body.from_customer_id = await resolveCustomerId(this, itemIndex, 'donorId');
+	// Both cards are checked before either is looked up.
+	const winner = customerRef(this, itemIndex, 'customerId', 'Winner');
+	const donor = body.promo_code === undefined ? customerRef(this, itemIndex, 'donorId', 'Donor') : undefined;
+	if (donor && 'id' in donor && 'id' in winner && donor.id === winner.id) {
+		throw invalidInput(this.getNode(), itemIndex, 'Donor', 'is the same card as the winner', 'Pick two different customers.');
+	}
+	const winnerId = await resolveRef(this, itemIndex, winner);
+	if (donor) {
+		body.from_customer_id = await resolveRef(this, itemIndex, donor);
 		if (body.from_customer_id === winnerId) {
-			throw invalidInput(this.getNode(), itemIndex, 'Donor', 'is the same card as the winner', 'Pick two different customers.');
+			throw new NodeOperationError(this.getNode(), `Item ${itemIndex + 1}: the donor and the winner were found to be the same card (${winnerId})`, {
+				itemIndex,
+				description: 'The two lookups found one customer: pick two different customers.',
+			});
 		}
 	}
 	const { body: report } = await apiRequest<IDataObject>(this, {

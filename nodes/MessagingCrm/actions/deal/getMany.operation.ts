@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
-import { applyLimit, returnAllOrLimit } from '../common.descriptions';
+import { limitOf, returnAllOrLimit } from '../common.descriptions';
 import { customerLocator, customerPath, resolveCustomerId } from '../common/customer';
 
 const properties: INodeProperties[] = [
@@ -35,6 +35,7 @@ const properties: INodeProperties[] = [
 export const description = updateDisplayOptions({ show: { resource: ['deal'], operation: ['getMany'] } }, properties);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const limit = limitOf(this, itemIndex);
 	const pipelineId = uuidParam(this, this.getNodeParameter('pipelineId', itemIndex, ''), itemIndex, 'Pipeline', false);
 	const status = this.getNodeParameter('status', itemIndex, 'all') as string;
 	const customerId = await resolveCustomerId(this, itemIndex);
@@ -47,5 +48,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	});
 	const closed = (d: IDataObject) => d.status === 'won' || d.status === 'lost';
 	const deals = (body.deals ?? []).filter((d) => (status === 'all' ? true : status === 'open' ? !closed(d) : d.status === status));
-	return applyLimit(this, itemIndex, deals).map((d) => ({ customer_id: customerId, ...d }));
+	return deals.slice(0, limit).map((d) => ({ customer_id: customerId, ...d }));
 }

@@ -65,6 +65,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		method: 'POST',
 		path: customerPath(customerId, '/stage'),
 		body,
+		// Moving to the same stage again leaves the deal where the first try put it.
+		idempotent: true,
 		scope: 'customers:write',
 		itemIndex,
 	});

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { Pipeline } from '../../helpers/types';
 import { uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
-import { agentSelect, applyLimit, returnAllOrLimit } from '../common.descriptions';
+import { agentSelect, limitOf, returnAllOrLimit } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
 	agentSelect({
@@ -35,6 +35,7 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const limit = limitOf(this, itemIndex);
 	const agentId = uuidParam(this, this.getNodeParameter('agentId', itemIndex, ''), itemIndex, 'Agent', false);
 	const output = this.getNodeParameter('output', itemIndex, 'pipelines') as string;
 	const { body } = await apiRequest<Pipeline[]>(this, {
@@ -54,7 +55,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 				agent_id: p.agent_id,
 			})),
 		);
-		return applyLimit(this, itemIndex, stages) as unknown as IDataObject[];
+		return stages.slice(0, limit) as unknown as IDataObject[];
 	}
-	return applyLimit(this, itemIndex, pipelines) as unknown as IDataObject[];
+	return pipelines.slice(0, limit) as unknown as IDataObject[];
 }

@@ -1,9 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { invalidInput } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
-import { returnAllOrLimit } from '../common.descriptions';
+import { limitOf, returnAllOrLimit } from '../common.descriptions';
 import { poolLocator, poolPath, resolvePoolId } from '../common/pool';
 
 export const PAGE_SIZE = 500;
@@ -30,11 +29,7 @@ export const description = updateDisplayOptions({ show: { resource: ['promoCode'
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const poolId = resolvePoolId(this, itemIndex);
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as { issuedOnly?: boolean; search?: string };
-	const returnAll = this.getNodeParameter('returnAll', itemIndex, true) as boolean;
-	const limit = returnAll ? Infinity : (this.getNodeParameter('limit', itemIndex, 50) as number);
-	if (!returnAll && (!Number.isInteger(limit) || limit < 1)) {
-		throw invalidInput(this.getNode(), itemIndex, 'Limit', `must be a whole number of at least 1, got ${String(limit)}`, 'Set Limit to 1 or more, or turn on Return All.');
-	}
+	const limit = limitOf(this, itemIndex);
 	const out: IDataObject[] = [];
 	for (let offset = 0; out.length < limit; ) {
 		const pageSize = Math.min(PAGE_SIZE, limit - out.length);

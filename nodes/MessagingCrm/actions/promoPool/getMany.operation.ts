@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
-import { agentSelect, applyLimit, returnAllOrLimit } from '../common.descriptions';
+import { agentSelect, limitOf, returnAllOrLimit } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
 	agentSelect({ description: 'Only this agent\'s pools; empty for all. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.' }),
@@ -13,7 +13,8 @@ const properties: INodeProperties[] = [
 export const description = updateDisplayOptions({ show: { resource: ['promoPool'], operation: ['getMany'] } }, properties);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const limit = limitOf(this, itemIndex);
 	const agentId = uuidParam(this, this.getNodeParameter('agentId', itemIndex, ''), itemIndex, 'Agent', false);
 	const { body } = await apiRequest<{ pools?: IDataObject[] }>(this, { method: 'GET', path: '/promo-pools', query: { agent_id: agentId }, scope: 'promo:read', itemIndex });
-	return applyLimit(this, itemIndex, body.pools ?? []);
+	return (body.pools ?? []).slice(0, limit);
 }

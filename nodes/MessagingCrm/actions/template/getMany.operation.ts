@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
-import { agentSelect, applyLimit, returnAllOrLimit } from '../common.descriptions';
+import { agentSelect, limitOf, returnAllOrLimit } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
 	agentSelect({ description: 'Only this agent\'s templates; empty for all. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.' }),
@@ -25,6 +25,7 @@ const properties: INodeProperties[] = [
 export const description = updateDisplayOptions({ show: { resource: ['template'], operation: ['getMany'] } }, properties);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const limit = limitOf(this, itemIndex);
 	const agentId = uuidParam(this, this.getNodeParameter('agentId', itemIndex, ''), itemIndex, 'Agent', false);
 	const statuses = this.getNodeParameter('templateStatus', itemIndex, []) as string[];
 	const { body } = await apiRequest<{ templates?: IDataObject[] }>(this, {
@@ -35,5 +36,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		itemIndex,
 	});
 	const templates = (body.templates ?? []).filter((t) => statuses.length === 0 || statuses.includes(String(t.status)));
-	return applyLimit(this, itemIndex, templates);
+	return templates.slice(0, limit);
 }

@@ -1,0 +1,139 @@
+/**
+ * Chaos: a seeded run of 2,000 mixed operations (upserts, sends, variable sets, uploads, stage
+ * moves) against a sandbox injecting 429s, 502s, 503s, resets (before and after the work), slow
+ * answers past the timeout and malformed bodies. The sandbox's final state must equal that of a
+ * fault-free run of the same operations: nothing duplicated, nothing lost; an item that failed
+ * must have failed with a clear error and must not have been applied.
+ */
+import path from 'path';
+
+import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
+
+import { PACKAGE_ROOT, runNode } from '../harness/n8n';
+import type { Sandbox } from '../sandbox/server';
+import { startSandbox } from '../sandbox/server';
+import { DEMO } from '../sandbox/store';
+
+// The transport of the built package, as the engine loaded it: shorter timeouts and backoff so
+// that hundreds of injected faults fit in a test run.
+const transport = require(path.join(PACKAGE_ROOT, 'dist/nodes/MessagingCrm/transport/request.js')) as { TRANSPORT_DEFAULTS: Record<string, number> };
+
+function prng(seed: number) {
+	let s = seed >>> 0;
+	return () => {
+		s = (s + 0x6d2b79f5) >>> 0;
+		let t = s;
+		t = Math.imul(t ^ (t >>> 15), t | 1);
+		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+}
+
+interface Batch {
+	parameters: INodeParameters;
+	items: INodeExecutionData[];
+}
+
+const PHONES = Array.from({ length: 150 }, (_, i) => `+1555040${String(i).padStart(4, '0')}`);
+const byPhone = (phone: string) => ({ __rl: true, mode: 'phone', value: phone });
+
+/** The same seeded plan of batches (2,000 items in all) for both runs. */
+function plan(seed: number): Batch[] {
+	const random = prng(seed);
+	const pick = <T>(list: T[]): T => list[Math.floor(random() * list.length)];
+	const batches: Batch[] = [
+		{
+			parameters: { resource: 'customer', operation: 'upsert', phone: '={{ $json.phone }}', messengersUi: { messenger: [{ type: 'telegram', id: '={{ $json.tg }}' }] } },
+			items: PHONES.map((phone, i) => ({ json: { phone, tg: `55${i}` } })),
+		},
+	];
+	let total = PHONES.length;
+	while (total < 2000) {
+		const size = 25 + Math.floor(random() * 50);
+		const kind = pick(['upsert', 'send', 'variables', 'upload', 'move']);
+		const items: INodeExecutionData[] = Array.from({ length: size }, () => ({
+			json: { phone: pick(PHONES), name: `N${Math.floor(random() * 1e6)}`, value: Math.floor(random() * 1000), stage: pick(['new', 'qualified', 'proposal', 'negotiation']), code: `CH-${Math.floor(random() * 5000)}`, text: `Hello ${Math.floor(random() * 1e6)}` },
+		}));
+		const parameters: Record<string, INodeParameters> = {
+			upsert: { resource: 'customer', operation: 'upsert', phone: '={{ $json.phone }}', additionalFields: { fullName: '={{ $json.name }}' } },
+			send: { resource: 'message', operation: 'send', customerId: byPhone('={{ $json.phone }}'), messengerType: 'telegram', content: 'text', text: '={{ $json.text }}' },
+			variables: { resource: 'variable', operation: 'set', target: 'customer', customerId: byPhone('={{ $json.phone }}'), variablesInput: 'json', variablesJson: '={{ JSON.stringify({ score: $json.value, ["v" + ($json.value % 7)]: $json.name }) }}' },
+			upload: { resource: 'promoCode', operation: 'upload', poolId: { __rl: true, mode: 'id', value: DEMO.welcomePool }, codesFrom: 'list', codes: '={{ $json.code }}' },
+			move: { resource: 'deal', operation: 'moveStage', customerId: byPhone('={{ $json.phone }}'), stageBy: 'code', stageCode: '={{ $json.stage }}' },
+		};
+		batches.push({ parameters: parameters[kind], items });
+		total += size;
+	}
+	return batches;
+}
+
+/** The company's state, without ids and timestamps, keyed by phone. */
+function normalized(sandbox: Sandbox) {
+	const store = sandbox.store;
+	const customers = [...store.customers.values()].map((c) => {
+		const deal = store.currentDeal(c.id);
+		return {
+			phone: c.phone,
+			name: c.full_name,
+			messengers: c.messengers.map((m) => `${m.type}:${m.id}`),
+			variables: Object.fromEntries([...c.variables].map(([k, v]) => [k, v.value])),
+			stage: deal ? store.pipelines.get(deal.pipeline_id)?.stages.find((s) => s.id === deal.stage_id)?.stage_code : null,
+			messages: [...store.messages.values()].filter((m) => m.customer_id === c.id && m.status === 'sent').map((m) => m.text).sort(),
+		};
+	});
+	const pool = store.promoPools.get(DEMO.welcomePool)!;
+	return {
+		customers: customers.sort((a, b) => String(a.phone).localeCompare(String(b.phone))),
+		codes: pool.rows.map((r) => r.code).sort(),
+		failedMessages: [...store.messages.values()].filter((m) => m.status === 'failed').length,
+	};
+}
+
+async function runPlan(sandbox: Sandbox, batches: Batch[], skip: Set<string> = new Set()) {
+	const apiKey = sandbox.mintKey();
+	const failed: Array<{ key: string; error: string }> = [];
+	for (const [b, batch] of batches.entries()) {
+		const items = batch.items.filter((_, i) => !skip.has(`${b}:${i}`));
+		const { items: out, error } = await runNode({ parameters: batch.parameters, items, credentials: { baseUrl: sandbox.url, apiKey }, continueOnFail: true, executionId: `chaos-${b}` });
+		if (error) throw new Error(`Batch ${b} failed as a whole: ${error.message}`);
+		out.forEach((item) => {
+			if (!item.json.error) return;
+			const index = (item.pairedItem as { item: number }).item;
+			failed.push({ key: `${b}:${batch.items.indexOf(items[index])}`, error: String(item.json.error) });
+		});
+	}
+	return failed;
+}
+
+describe('chaos', () => {
+	let saved: Record<string, number>;
+	beforeAll(() => {
+		saved = { ...transport.TRANSPORT_DEFAULTS };
+		Object.assign(transport.TRANSPORT_DEFAULTS, { timeoutMs: 400, backoffBaseMs: 5 });
+	});
+	afterAll(() => Object.assign(transport.TRANSPORT_DEFAULTS, saved));
+
+	it('2,000 operations under random faults end in the same state as without faults', async () => {
+		const batches = plan(7);
+		expect(batches.reduce((n, b) => n + b.items.length, 0)).toBeGreaterThanOrEqual(2000);
+		const chaotic = await startSandbox({ rateLimit: { enabled: false } });
+		const calm = await startSandbox({ rateLimit: { enabled: false } });
+		try {
+			chaotic.setChaos({ seed: 99, p429: 0.03, retryAfter: '0.02', p502: 0.03, p503: 0.02, pReset: 0.03, pSlow: 0.005, slowMs: 700, pMalformed: 0.02 });
+			const failed = await runPlan(chaotic, batches);
+			chaotic.setChaos(null);
+			const faults = chaotic.requests().filter((r) => r.fault).length;
+			// Every item that failed did so with a clear, coded error.
+			for (const f of failed) expect(f.error).toMatch(/^[a-z_]+: /);
+			await runPlan(calm, batches, new Set(failed.map((f) => f.key)));
+			const [a, b] = [normalized(chaotic), normalized(calm)];
+			expect(a.customers).toHaveLength(PHONES.length);
+			expect(a).toEqual(b);
+			expect(faults).toBeGreaterThan(300);
+			console.log(`chaos: ${batches.reduce((n, x) => n + x.items.length, 0)} items, ${chaotic.requests().length} requests, ${faults} faults injected, ${failed.length} items failed cleanly`);
+		} finally {
+			await chaotic.stop();
+			await calm.stop();
+		}
+	}, 600_000);
+});
