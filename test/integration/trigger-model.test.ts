@@ -24,7 +24,7 @@ function prng(seed: number) {
 type PoolTruth = Record<string, { issued: number; remaining: number; enabled: boolean; exhausted: number }>;
 type DealTruth = Record<string, { customer: string; stage: string; status: string }>;
 
-function runModel(seed: number, steps: number, options: { restarts?: boolean } = {}) {
+function runModel(seed: number, steps: number, options: { restarts?: boolean; concurrent?: boolean } = {}) {
 	return async () => {
 		const random = prng(seed);
 		const pick = <T>(list: T[]): T => list[Math.floor(random() * list.length)];
@@ -94,10 +94,7 @@ function runModel(seed: number, steps: number, options: { restarts?: boolean } =
 		let failures = 0;
 		let polls = 0;
 
-		for (let step = 0; step < steps; step++) {
-			const roll = random();
-			if (roll < 0.6) {
-				// A mutation.
+		const mutate = async () => {
 				const kind = pick(['issue', 'issue', 'upload', 'toggle', 'move', 'move', 'close', 'create']);
 				const poolId = pick(poolIds);
 				const customerId = pick(customerIds);
@@ -125,6 +122,34 @@ function runModel(seed: number, steps: number, options: { restarts?: boolean } =
 						pick(active).status = random() < 0.5 ? 'won' : 'lost';
 					}
 				}
+		};
+		// Reported stage of each deal, in order, to check the concurrent variant as a whole.
+		const reported = new Map<string, string[]>();
+		if (options.concurrent) {
+			// Changes land between the reads of one poll (between pools and deals, and between customers).
+			env.sandbox.onRequest = (_method, path) => {
+				if (!path.endsWith('/deals') && path !== '/promo-pools') return;
+				if (random() < 0.3) {
+					const poolId = pick(poolIds);
+					const before = poolTruth()[poolId].issued;
+					env.sandbox.issueCodes(poolId, 1);
+					issuedByMutations += poolTruth()[poolId].issued - before;
+				}
+				if (random() < 0.3) {
+					const active = store.activeDeals(pick(customerIds));
+					if (active.length) {
+						const deal = pick(active);
+						deal.stage_id = pick(store.pipelines.get(deal.pipeline_id)!.stages).id;
+						deal.moved_at = new Date().toISOString();
+						deal.order = store.tick();
+					}
+				}
+			};
+		}
+		for (let step = 0; step < steps; step++) {
+			const roll = random();
+			if (roll < 0.6) {
+				await mutate();
 				continue;
 			}
 			// A poll, sometimes failing midway.
@@ -141,6 +166,19 @@ function runModel(seed: number, steps: number, options: { restarts?: boolean } =
 				env.sandbox.injectFault({ path, count: 1, kind: 'status', status: 401, body: { error: { code: 'unauthorized', message: 'injected', details: {} } } });
 				await expect((target === 'pools' ? pools : deals).poll()).rejects.toThrow(/unauthorized/);
 				env.sandbox.clearFaults();
+				continue;
+			}
+			if (options.concurrent) {
+				const events = (await (target === 'pools' ? pools : deals).poll()) ?? [];
+				issuedReported += events.filter((e) => e.event === 'codesIssued').reduce((n, e) => n + Number(e.count), 0);
+				for (const e of events) {
+					if (e.event !== 'dealMoved' && e.event !== 'dealCreated') continue;
+					const id = String((e.deal as { id: string }).id);
+					reported.set(id, [...(reported.get(id) ?? []), String((e.stage_after as { id: string }).id)]);
+					const key = `${String(e.event)} ${id} ${String(e.moved_at)} ${JSON.stringify(e.stage_after)}`;
+					expect(dealEventKeys.has(key)).toBe(false);
+					dealEventKeys.add(key);
+				}
 				continue;
 			}
 			if (target === 'pools') {
@@ -162,6 +200,27 @@ function runModel(seed: number, steps: number, options: { restarts?: boolean } =
 				dealsSeen = truth;
 			}
 		}
+		if (options.concurrent) {
+			env.sandbox.onRequest = undefined;
+			for (const trigger of [pools, deals]) {
+				for (const e of (await trigger.poll()) ?? []) {
+					if (e.event === 'codesIssued') issuedReported += Number(e.count);
+					if (e.event === 'dealMoved' || e.event === 'dealCreated') {
+						const id = String((e.deal as { id: string }).id);
+						reported.set(id, [...(reported.get(id) ?? []), String((e.stage_after as { id: string }).id)]);
+					}
+				}
+			}
+			// Nothing lost: every deal that moved since the baseline was last reported at its final stage.
+			for (const [id, deal] of Object.entries(dealTruth())) {
+				const was = dealsSeen[id];
+				if (deal.status !== 'active') continue;
+				if (!was || was.stage !== deal.stage) expect([id, reported.get(id)?.at(-1)]).toEqual([id, deal.stage]);
+			}
+			expect(issuedReported).toBe(issuedByMutations);
+			expect(failures).toBeGreaterThan(5);
+			return;
+		}
 		// A last successful poll of both settles everything.
 		const finalPools = poolTruth();
 		const last = (await pools.poll()) ?? [];
@@ -176,4 +235,5 @@ function runModel(seed: number, steps: number, options: { restarts?: boolean } =
 describe('Messaging CRM Trigger, model-based', () => {
 	it('300 random steps with random poll failures: events equal the changes, none twice, none missing', runModel(20261122, 300), 120_000);
 	it('the same with restarts: static data serialized and restored between polls as n8n does', runModel(7, 300, { restarts: true }), 120_000);
+	it('with restarts and changes landing between the reads of a poll: every change reported once, at its final state', runModel(11, 300, { restarts: true, concurrent: true }), 120_000);
 });

@@ -202,6 +202,9 @@ export class Sandbox {
 		});
 	});
 
+	/** Called for every API request before it is processed (tests: changes made mid-poll). */
+	onRequest?: (method: string, path: string) => void;
+
 	/** The clock, replaceable by tests of time-based rules. */
 	now: () => number = () => Date.now();
 
@@ -239,6 +242,7 @@ export class Sandbox {
 		this.idempotency.clear();
 		this.faults = [];
 		this.log = [];
+		this.onRequest = undefined;
 		if (seed === 'demo') {
 			seedDemo(this.store);
 			this.seedDemoPools();
@@ -395,6 +399,7 @@ export class Sandbox {
 			return;
 		}
 
+		this.onRequest?.(method, path);
 		const fault = this.takeFault(method, path) ?? this.chaosFault(path);
 		const entry: Omit<LoggedRequest, 'seq' | 'at'> = {
 			method,
