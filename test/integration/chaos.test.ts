@@ -10,6 +10,7 @@ import path from 'path';
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { PACKAGE_ROOT, runNode } from '../harness/n8n';
+import { prng } from '../harness/prng';
 import type { Sandbox } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
 import { DEMO } from '../sandbox/store';
@@ -17,17 +18,6 @@ import { DEMO } from '../sandbox/store';
 // The transport of the built package, as the engine loaded it: shorter timeouts and backoff so
 // that hundreds of injected faults fit in a test run.
 const transport = require(path.join(PACKAGE_ROOT, 'dist/nodes/MessagingCrm/transport/request.js')) as { TRANSPORT_DEFAULTS: Record<string, number> };
-
-function prng(seed: number) {
-	let s = seed >>> 0;
-	return () => {
-		s = (s + 0x6d2b79f5) >>> 0;
-		let t = s;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
 
 interface Batch {
 	parameters: INodeParameters;

@@ -4,22 +4,12 @@
  * from the sandbox's own state; in total, the issued counts must add up to the codes issued.
  */
 import { useSandbox } from '../harness/fixtures';
+import { prng } from '../harness/prng';
 import { createTrigger } from '../harness/n8n';
 import { createPool, upload } from '../sandbox/promo';
 import { DEMO } from '../sandbox/store';
 
 const env = useSandbox();
-
-function prng(seed: number) {
-	let s = seed >>> 0;
-	return () => {
-		s = (s + 0x6d2b79f5) >>> 0;
-		let t = s;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
 
 type PoolTruth = Record<string, { issued: number; remaining: number; enabled: boolean; exhausted: number }>;
 type DealTruth = Record<string, { customer: string; stage: string; status: string }>;

@@ -36,18 +36,7 @@ export function merge(store: Store, winner: CustomerRow, body: Record<string, un
 	if (donor.id === winner.id) throw validation('A card cannot be merged into itself', { field: 'from_customer_id' });
 	if (donor.merged_into) return report(winner.id, donor.id, { already_merged: true });
 
-	const counters = {
-		messengers_moved: 0,
-		conversations_moved: 0,
-		conversations_archived: 0,
-		conversations_dropped: 0,
-		messages_moved: 0,
-		deals_moved: 0,
-		deals_closed_as_duplicate: 0,
-		variables_moved: 0,
-		promo_codes_moved: 0,
-		notes_moved: 0,
-	};
+	const counters = { ...ZERO };
 	const warnings: string[] = [];
 
 	// Rule 2: only gaps are filled from the donor.
@@ -143,23 +132,21 @@ export function merge(store: Store, winner: CustomerRow, body: Record<string, un
 	return report(winner.id, donor.id, { ...counters, warnings });
 }
 
+/** The counters of the merge report, all 0 by default (api-spec: CustomerMergeOut). */
+const ZERO = {
+	messengers_moved: 0,
+	conversations_moved: 0,
+	conversations_archived: 0,
+	conversations_dropped: 0,
+	messages_moved: 0,
+	deals_moved: 0,
+	deals_closed_as_duplicate: 0,
+	variables_moved: 0,
+	promo_codes_moved: 0,
+	notes_moved: 0,
+};
+
 function report(winnerId: string, donorId: string, fields: Record<string, unknown>) {
 	if (!isUuid(donorId)) throw validation('Invalid donor', { field: 'from_customer_id' });
-	return {
-		winner_id: winnerId,
-		donor_id: donorId,
-		already_merged: false,
-		messengers_moved: 0,
-		conversations_moved: 0,
-		conversations_archived: 0,
-		conversations_dropped: 0,
-		messages_moved: 0,
-		deals_moved: 0,
-		deals_closed_as_duplicate: 0,
-		variables_moved: 0,
-		promo_codes_moved: 0,
-		notes_moved: 0,
-		warnings: [],
-		...fields,
-	};
+	return { winner_id: winnerId, donor_id: donorId, already_merged: false, ...ZERO, warnings: [], ...fields };
 }

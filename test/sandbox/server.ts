@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'http';
 import { createServer } from 'http';
 import type { AddressInfo, Socket } from 'net';
 
+import { prng } from '../harness/prng';
 import { ApiError, validation } from './errors';
 import { isUuid } from './ids';
 import { agentRoutes } from './routes/agents';
@@ -289,15 +290,7 @@ export class Sandbox {
 			this.chaos = null;
 			return;
 		}
-		let state = config.seed >>> 0;
-		const next = () => {
-			state = (state + 0x6d2b79f5) >>> 0;
-			let t = state;
-			t = Math.imul(t ^ (t >>> 15), t | 1);
-			t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-			return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-		};
-		this.chaos = { ...config, next };
+		this.chaos = { ...config, next: prng(config.seed) };
 	}
 
 	/** A fault drawn by the chaos generator for this request, if any. */
