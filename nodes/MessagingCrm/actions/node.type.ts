@@ -25,6 +25,11 @@ export interface Operation {
 	 * item): the whole output with its pairing, or null to run item by item.
 	 */
 	executeBatch?(this: IExecuteFunctions): Promise<INodeExecutionData[] | null>;
+	/**
+	 * Reads with no effect on each other may run this many items at once (the transport still
+	 * paces them under the rate limit). Writes run one by one, in order.
+	 */
+	concurrency?: number;
 }
 
 export type ResourceOperations<R extends Resource> = Record<MessagingCrmMap[R], Operation>;

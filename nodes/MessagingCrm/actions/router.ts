@@ -52,15 +52,21 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const operation = operationFor(this, 0);
 	const whole = operation.executeBatch ? await operation.executeBatch.call(this) : null;
 	if (whole) return [whole];
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+	const runItem = async (itemIndex: number): Promise<INodeExecutionData[]> => {
 		try {
 			const results = await operation.execute.call(this, itemIndex);
-			for (const json of results) output.push({ json, pairedItem: { item: itemIndex } });
+			return results.map((json) => ({ json, pairedItem: { item: itemIndex } }));
 		} catch (caught) {
 			const error = asNodeError(this, caught, itemIndex);
 			if (!this.continueOnFail()) throw error;
-			output.push({ json: errorItem(error), pairedItem: { item: itemIndex } });
+			return [{ json: errorItem(error), pairedItem: { item: itemIndex } }];
 		}
+	};
+	const width = Math.max(1, operation.concurrency ?? 1);
+	for (let start = 0; start < items.length; start += width) {
+		const indexes = Array.from({ length: Math.min(width, items.length - start) }, (_, i) => start + i);
+		// Results keep the order of the input items whatever order the answers come in.
+		for (const results of await Promise.all(indexes.map(runItem))) output.push(...results);
 	}
 	return [output];
 }

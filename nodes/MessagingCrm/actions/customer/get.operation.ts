@@ -6,6 +6,9 @@ import { customerLocator, customerPath, resolveCustomerId } from '../common/cust
 
 export const description = updateDisplayOptions({ show: { resource: ['customer'], operation: ['get'] } }, [customerLocator]);
 
+/** Reads: several items at once. */
+export const concurrency = 8;
+
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const id = await resolveCustomerId(this, itemIndex);
 	const { body } = await apiRequest<IDataObject>(this, { method: 'GET', path: customerPath(id), scope: 'customers:read', itemIndex });

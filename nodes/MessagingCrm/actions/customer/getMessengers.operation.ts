@@ -20,6 +20,9 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['customer'], operation: ['getMessengers'] } }, properties);
 
+/** Reads: several items at once. */
+export const concurrency = 8;
+
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const id = await resolveCustomerId(this, itemIndex);
 	const { body } = await apiRequest<{ messengers?: IDataObject[] }>(this, {

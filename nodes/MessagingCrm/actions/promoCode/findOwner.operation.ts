@@ -22,6 +22,9 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['promoCode'], operation: ['findOwner'] } }, properties);
 
+/** Reads: several items at once. */
+export const concurrency = 8;
+
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const code = optionalText(this, itemIndex, 'Code', this.getNodeParameter('code', itemIndex, ''), LIMITS.promoCode);
 	if (!code) throw invalidInput(this.getNode(), itemIndex, 'Code', 'is empty', 'Enter or map the promo code.');

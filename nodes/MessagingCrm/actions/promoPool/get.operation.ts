@@ -6,6 +6,9 @@ import { poolLocator, poolPath, resolvePoolId } from '../common/pool';
 
 export const description = updateDisplayOptions({ show: { resource: ['promoPool'], operation: ['get'] } }, [poolLocator]);
 
+/** Reads: several items at once. */
+export const concurrency = 8;
+
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const { body } = await apiRequest<IDataObject>(this, { method: 'GET', path: poolPath(resolvePoolId(this, itemIndex)), scope: 'promo:read', itemIndex });
 	return [body];

@@ -27,6 +27,9 @@ export function variablesItem(owner: Record<string, string>, variables: IDataObj
 	return { ...owner, values, variables };
 }
 
+/** Reads: several items at once. */
+export const concurrency = 8;
+
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const { path, owner } = await variablesPath(this, itemIndex);
 	const { body } = await apiRequest<{ variables?: IDataObject[] }>(this, { method: 'GET', path, scope: 'customers:read', itemIndex });
