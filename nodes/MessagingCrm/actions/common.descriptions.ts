@@ -44,6 +44,30 @@ export const agentSelect = (overrides: Partial<INodeProperties> = {}): INodeProp
 	...overrides,
 });
 
+/** A pipeline dropdown, limited to the agent picked in the same node when there is one. */
+export const pipelineSelect = (overrides: Partial<INodeProperties> = {}): INodeProperties => ({
+	displayName: 'Pipeline Name or ID',
+	name: 'pipelineId',
+	type: 'options',
+	typeOptions: { loadOptionsMethod: 'getPipelines', loadOptionsDependsOn: ['agentId'] },
+	default: '',
+	description:
+		'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
+	...overrides,
+});
+
+/** A stage of the pipeline picked in the same node, by its stable stage code. */
+export const stageCodeSelect = (overrides: Partial<INodeProperties> = {}): INodeProperties => ({
+	displayName: 'Stage Name or ID',
+	name: 'stageCode',
+	type: 'options',
+	typeOptions: { loadOptionsMethod: 'getStageCodes', loadOptionsDependsOn: ['pipelineId'] },
+	default: '',
+	description:
+		'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
+	...overrides,
+});
+
 export function asObjects(value: unknown): IDataObject[] {
 	return Array.isArray(value) ? (value as IDataObject[]) : [];
 }

@@ -4,6 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { pathSegment } from '../../helpers/url';
 import { uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
+import { pipelineSelect } from '../common.descriptions';
 import { customerLocator, customerPath, resolveCustomerId } from './customer';
 
 /**
@@ -31,16 +32,7 @@ export const dealSelector: INodeProperties[] = [
 		displayOptions: { show: { dealBy: ['id'] } },
 	},
 	{ ...customerLocator, displayOptions: { show: { dealBy: ['customer'] } } },
-	{
-		displayName: 'Pipeline Name or ID',
-		name: 'pipelineId',
-		type: 'options',
-		typeOptions: { loadOptionsMethod: 'getPipelines' },
-		default: '',
-		required: true,
-		displayOptions: { show: { dealBy: ['customer'] } },
-		description: 'The pipeline whose active deal is meant. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-	},
+	pipelineSelect({ description: 'The pipeline whose active deal is meant. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.', typeOptions: { loadOptionsMethod: 'getPipelines' }, required: true, displayOptions: { show: { dealBy: ['customer'] } } }),
 ];
 
 export async function resolveDealId(ctx: IExecuteFunctions, itemIndex: number): Promise<string> {

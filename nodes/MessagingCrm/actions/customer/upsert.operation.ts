@@ -4,7 +4,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { LIMITS, optionalEmail, optionalPhone, optionalText } from '../../helpers/bounds';
 import { invalidInput, uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
-import { agentSelect } from '../common.descriptions';
+import { agentSelect, pipelineSelect, stageCodeSelect } from '../common.descriptions';
 import { customerPath } from '../common/customer';
 import { idempotencyKey, idempotencyKeyOption } from '../common/idempotency';
 import { MESSENGER_TYPE_OPTIONS } from '../common/messengers';
@@ -78,24 +78,8 @@ const properties: INodeProperties[] = [
 		description: 'Where the deal of a new customer starts. An existing customer is never moved.',
 	},
 	{ ...agentSelect(), displayOptions: { show: { placement: ['choose'] } } },
-	{
-		displayName: 'Pipeline Name or ID',
-		name: 'pipelineId',
-		type: 'options',
-		typeOptions: { loadOptionsMethod: 'getPipelines', loadOptionsDependsOn: ['agentId'] },
-		default: '',
-		displayOptions: { show: { placement: ['choose'] } },
-		description: 'Leave empty for the agent\'s default pipeline. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-	},
-	{
-		displayName: 'Stage Name or ID',
-		name: 'stageCode',
-		type: 'options',
-		typeOptions: { loadOptionsMethod: 'getStageCodes', loadOptionsDependsOn: ['pipelineId'] },
-		default: '',
-		displayOptions: { show: { placement: ['choose'] } },
-		description: 'The stage by its stable stage code. Leave empty for the first stage. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-	},
+	pipelineSelect({ description: 'Empty: the agent\'s default pipeline. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.', displayOptions: { show: { placement: ['choose'] } } }),
+	stageCodeSelect({ description: 'Empty: the first stage. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.', displayOptions: { show: { placement: ['choose'] } } }),
 	{
 		displayName: 'Avatar',
 		name: 'avatar',

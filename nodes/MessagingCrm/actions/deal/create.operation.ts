@@ -4,28 +4,14 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { LIMITS, optionalText } from '../../helpers/bounds';
 import { uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
-import { agentSelect } from '../common.descriptions';
+import { agentSelect, pipelineSelect, stageCodeSelect } from '../common.descriptions';
 import { customerLocator, customerPath, resolveCustomerId } from '../common/customer';
 
 const properties: INodeProperties[] = [
 	customerLocator,
 	{ ...agentSelect(), description: 'Optional: the agent whose default pipeline is used when no pipeline is picked. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.' },
-	{
-		displayName: 'Pipeline Name or ID',
-		name: 'pipelineId',
-		type: 'options',
-		typeOptions: { loadOptionsMethod: 'getPipelines', loadOptionsDependsOn: ['agentId'] },
-		default: '',
-		description: 'Empty: the agent\'s (or the company\'s) default pipeline. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-	},
-	{
-		displayName: 'Stage Name or ID',
-		name: 'stageCode',
-		type: 'options',
-		typeOptions: { loadOptionsMethod: 'getStageCodes', loadOptionsDependsOn: ['pipelineId'] },
-		default: '',
-		description: 'The stage by its stage code; empty for the first stage. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-	},
+	pipelineSelect({ description: 'Empty: the agent\'s (or the company\'s) default pipeline. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.' }),
+	stageCodeSelect({ description: 'Empty: the first stage. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.' }),
 	{ displayName: 'Title', name: 'title', type: 'string', default: '', description: 'Up to 255 characters' },
 ];
 

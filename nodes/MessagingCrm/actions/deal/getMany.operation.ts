@@ -3,19 +3,12 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
-import { limitOf, returnAllOrLimit } from '../common.descriptions';
+import { limitOf, pipelineSelect, returnAllOrLimit } from '../common.descriptions';
 import { customerLocator, customerPath, resolveCustomerId } from '../common/customer';
 
 const properties: INodeProperties[] = [
 	customerLocator,
-	{
-		displayName: 'Pipeline Name or ID',
-		name: 'pipelineId',
-		type: 'options',
-		typeOptions: { loadOptionsMethod: 'getPipelines' },
-		default: '',
-		description: 'Only deals in this pipeline; empty for all. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-	},
+	pipelineSelect({ description: 'Only deals in this pipeline; empty for all. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.', typeOptions: { loadOptionsMethod: 'getPipelines' } }),
 	{
 		displayName: 'Status',
 		name: 'status',

@@ -4,6 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { LIMITS, optionalText } from '../../helpers/bounds';
 import { invalidInput, uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
+import { pipelineSelect, stageCodeSelect } from '../common.descriptions';
 import { customerLocator, customerPath, resolveCustomerId } from '../common/customer';
 
 const properties: INodeProperties[] = [
@@ -18,24 +19,8 @@ const properties: INodeProperties[] = [
 			{ name: 'Stage ID', value: 'id' },
 		],
 	},
-	{
-		displayName: 'Pipeline Name or ID',
-		name: 'pipelineId',
-		type: 'options',
-		typeOptions: { loadOptionsMethod: 'getPipelines' },
-		default: '',
-		description: 'The customer\'s pipeline, to list its stages (not sent). Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-	},
-	{
-		displayName: 'Stage Name or ID',
-		name: 'stageCode',
-		type: 'options',
-		typeOptions: { loadOptionsMethod: 'getStageCodes', loadOptionsDependsOn: ['pipelineId'] },
-		default: '',
-		required: true,
-		displayOptions: { show: { stageBy: ['code'] } },
-		description: 'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
-	},
+	pipelineSelect({ description: 'The customer\'s pipeline, to list its stages (not sent). Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.', typeOptions: { loadOptionsMethod: 'getPipelines' } }),
+	stageCodeSelect({ description: 'The stage to move to. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.', required: true, displayOptions: { show: { stageBy: ['code'] } } }),
 	{
 		displayName: 'Stage Name or ID',
 		name: 'stageId',
