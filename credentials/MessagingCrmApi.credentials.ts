@@ -6,6 +6,22 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+/**
+ * The credential test's base URL, as an n8n expression (a declarative test cannot run code of
+ * ours): trailing slashes dropped; a user name or password in the address, or plain http:// on a
+ * host other than this machine (unless allowed), turns it into an address that cannot be requested,
+ * so the test stops before the key is sent. n8n's expressions swallow a thrown error, hence a
+ * returned marker rather than a throw. Its verdicts are checked against the node's own rule
+ * (`baseUrlProblem`) in the tests: never looser.
+ */
+const CREDENTIAL_TEST_BASE_URL =
+	'={{ (() => { const url = ("" + ($credentials.baseUrl || "")).trim().replace(/\\/+$/, ""); ' +
+	'const plain = /^http:\\/\\/(\\[[^\\]]*\\]|[^\\/:?#]*)/i.exec(url); ' +
+	'const host = plain ? plain[1].toLowerCase() : ""; ' +
+	'const loopback = host === "localhost" || host === "[::1]" || /^127(\\.\\d{1,3}){3}$/.test(host); ' +
+	'const userInfo = /^[a-z][a-z0-9+.-]*:\\/\\/[^\\/?#]*@/i.test(url); ' +
+	'return userInfo || (plain && $credentials.allowPlainHttp !== true && !loopback) ? "refused: plain http or credentials in the Base URL" : url; })() }}';
+
 export class MessagingCrmApi implements ICredentialType {
 	name = 'messagingCrmApi';
 
@@ -37,7 +53,7 @@ export class MessagingCrmApi implements ICredentialType {
 			default: '',
 			required: true,
 			description:
-				'The company key minted by the company owner (company settings → API tab). It is shown only once: paste it here.',
+				'The company key minted by the company owner (company settings → API tab). It is shown only once: paste it here. Test checks it with GET /agents: a valid key without agents:read also passes, with n8n\'s usual success message (a credential test cannot show its own).',
 		},
 		{
 			displayName: 'Scopes of This Key',
@@ -64,7 +80,7 @@ export class MessagingCrmApi implements ICredentialType {
 			type: 'boolean',
 			default: false,
 			description:
-				'Whether to allow an http:// base URL on a host other than this machine. Off by default: over plain HTTP the key travels in clear text.',
+				'Whether to allow an http:// base URL on a host other than this machine. Off by default: over plain HTTP the key travels in clear text, so every operation refuses such an address, and Test stops before sending anything (n8n then shows ERR_BAD_REQUEST).',
 		},
 	];
 
@@ -79,9 +95,11 @@ export class MessagingCrmApi implements ICredentialType {
 
 	// GET /agents. A 403 `insufficient_scope` proves the key is valid (it only lacks
 	// agents:read), so HTTP errors are not fatal here and the rules below decide.
+	// The base URL obeys the node's rule before the key is sent: plain http:// only to this
+	// machine unless Allow Plain HTTP is on; otherwise the expression stops the test with the reason.
 	test: ICredentialTestRequest = {
 		request: {
-			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
+			baseURL: CREDENTIAL_TEST_BASE_URL,
 			url: '/agents',
 			method: 'GET',
 			ignoreHttpStatusErrors: true,

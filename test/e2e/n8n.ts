@@ -67,8 +67,10 @@ export function ensureN8n(version = N8N_VERSION, log: (line: string) => void = (
 	log(`Installing n8n ${version} into ${path.relative(ROOT, dir)} (first run only: a few minutes)...`);
 	mkdirSync(dir, { recursive: true });
 	// Every n8n 1.x depends on xlsx as a tarball from the SheetJS CDN, which cannot be reached
-	// here; the registry's last xlsx stands in for it (only n8n's spreadsheet nodes use it).
-	const overrides = version.startsWith('1.') ? { xlsx: '0.18.5' } : undefined;
+	// here; the registry's last xlsx stands in for it (only n8n's spreadsheet nodes use it). Its
+	// open range on @aws-sdk/client-s3 now resolves to a release whose own dependency the registry
+	// does not have (middleware-sdk-s3 ^3.972.90): the last release that installs is pinned.
+	const overrides = version.startsWith('1.') ? { xlsx: '0.18.5', '@aws-sdk/client-s3@>3.1169.0': '3.1169.0' } : undefined;
 	writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'n8n-runtime', private: true, overrides }));
 	const binDir = path.dirname(node);
 	const env = {

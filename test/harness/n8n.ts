@@ -36,7 +36,7 @@ import type {
 	IWorkflowExecuteAdditionalData,
 	ExecutionError,
 } from 'n8n-workflow';
-import { Expression, ICredentialsHelper, Workflow } from 'n8n-workflow';
+import { Expression, ICredentialsHelper, LoggerProxy, Workflow } from 'n8n-workflow';
 
 export const PACKAGE_ROOT = path.resolve(__dirname, '../..');
 export const CREDENTIAL_TYPE = 'messagingCrmApi';
@@ -199,17 +199,36 @@ export function crmNode(parameters: INodeParameters, extra: Partial<INode> = {})
 	};
 }
 
+/** The forms of a key that count as a leak: bare, JSON-escaped, URL-encoded (written apart from the node's own list). */
+export function keyForms(apiKey: string): string[] {
+	return [...new Set([apiKey, JSON.stringify(apiKey).slice(1, -1), encodeURIComponent(apiKey), encodeURIComponent(apiKey).toLowerCase()])];
+}
+
+/** Everything an error carries that n8n shows, stores or logs: message, description, context, cause, stack, its JSON. */
+export function errorText(error: unknown, depth = 0): string {
+	if (!(error instanceof Error) || depth > 4) return JSON.stringify(error) ?? String(error);
+	const e = error as Error & { description?: unknown; context?: unknown; cause?: unknown; messages?: unknown };
+	return [e.message, String(e.description ?? ''), JSON.stringify(e.context ?? {}), JSON.stringify(e.messages ?? []), e.stack ?? '', JSON.stringify(e), errorText(e.cause, depth + 1)].join('\n');
+}
+
 /**
- * Throws when the API key appears anywhere in what a run leaves behind: items, errors (stack
- * included) and the whole run data. Every runNode() call goes through it.
+ * Throws when the API key appears, in any of its forms, anywhere in what a run leaves behind:
+ * items, errors (message, description, context, cause, stack, JSON) and the whole run data.
+ * Every runNode() call goes through it.
  */
 export function assertNoSecret(apiKey: string, ...things: unknown[]): void {
 	if (!apiKey || apiKey.length < 8) return;
+	const forms = keyForms(apiKey);
 	for (const thing of things) {
-		const text = thing instanceof Error ? `${thing.message}\n${thing.stack ?? ''}\n${JSON.stringify(thing)}` : JSON.stringify(thing) ?? '';
-		if (text.includes(apiKey)) throw new Error('The API key leaked into a node run (output, error or run data)');
+		const text = thing instanceof Error ? errorText(thing) : typeof thing === 'string' ? thing : JSON.stringify(thing) ?? '';
+		if (forms.some((form) => text.includes(form))) throw new Error('The API key leaked into a node run (output, error, run data or log)');
 	}
 }
+
+/** The lines n8n's logger wrote (the node's and n8n-core's about it) since the last node run checked them. */
+export const logLines: string[] = [];
+const capture = (level: string) => (message: string, meta?: object) => logLines.push(`${level} ${message} ${meta ? errorText((meta as { error?: unknown }).error ?? meta) : ''}`);
+LoggerProxy.init({ error: capture('error'), warn: capture('warn'), info: capture('info'), debug: capture('debug') } as unknown as Parameters<typeof LoggerProxy.init>[0]);
 
 export interface NodeRun {
 	/** Items of the node's first output. */
@@ -292,7 +311,7 @@ export async function runNode(options: {
 	}
 	const run = await done;
 	const task = run.data.resultData.runData[node.name]?.[0];
-	assertNoSecret(options.credentials.apiKey, run, task?.error ?? {}, run.data.resultData.error ?? {});
+	assertNoSecret(options.credentials.apiKey, run, task?.error ?? {}, run.data.resultData.error ?? {}, logLines.splice(0).join('\n'));
 	return {
 		items: task?.data?.main?.[0] ?? [],
 		errorItems: task?.data?.main?.[1] ?? [],

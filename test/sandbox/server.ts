@@ -67,7 +67,7 @@ export interface RateLimitConfig {
 	resetFormat: 'seconds' | 'epoch';
 }
 
-export type FaultKind = 'status' | 'html' | 'reset' | 'delay' | 'malformed';
+export type FaultKind = 'status' | 'html' | 'reset' | 'delay' | 'malformed' | 'echo';
 
 export interface FaultSpec {
 	/** Exact path, or a prefix ending in `*`. */
@@ -82,6 +82,12 @@ export interface FaultSpec {
 	body?: unknown;
 	headers?: Record<string, string>;
 	delayMs?: number;
+	/**
+	 * For `echo`: how the request's headers (the API key among them) come back, as a misconfigured
+	 * proxy or a debug page would print them: in the envelope's message and details, or as a
+	 * plain-text page. Either way a response header repeats the Authorization value.
+	 */
+	format?: 'envelope' | 'text';
 }
 
 /** Random faults on a share of requests, from a seeded generator (benchmarks, chaos tests). */
@@ -110,7 +116,12 @@ export interface LoggedRequest {
 	seq: number;
 	at: number;
 	method: string;
+	/** The path after URL normalisation, as routed. */
 	path: string;
+	/** The request target exactly as it arrived, before any normalisation (`/customers/../agents` stays so). */
+	target: string;
+	/** The request's Content-Type, when it had a body. */
+	contentType?: string;
 	query: string;
 	status: number;
 	keyId?: string;
@@ -397,11 +408,13 @@ export class Sandbox {
 		const entry: Omit<LoggedRequest, 'seq' | 'at'> = {
 			method,
 			path,
+			target: req.url ?? '',
 			query: url.search,
 			status: 0,
 			idempotencyKey: (req.headers['idempotency-key'] as string | undefined) ?? undefined,
 		};
 		if (this.options.logBodies && rawBody) entry.body = rawBody;
+		if (req.headers['content-type']) entry.contentType = req.headers['content-type'];
 
 		if (fault && (fault.when ?? 'before') === 'before') {
 			entry.fault = fault.kind;
@@ -409,7 +422,7 @@ export class Sandbox {
 				await new Promise((resolve) => setTimeout(resolve, fault.delayMs ?? 1000));
 			} else {
 				this.record({ ...entry, status: fault.kind === 'reset' ? 0 : (fault.status ?? 502) });
-				this.applyFault(res, fault);
+				this.applyFault(req, res, fault);
 				return;
 			}
 		}
@@ -422,15 +435,35 @@ export class Sandbox {
 			entry.fault = fault.kind;
 			if (fault.kind === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.delayMs ?? 1000));
 			else {
-				this.applyFault(res, fault);
+				this.applyFault(req, res, fault);
 				return;
 			}
 		}
 		this.send(res, status, body, headers);
 	}
 
-	private applyFault(res: ServerResponse, fault: FaultSpec): void {
+	private applyFault(req: IncomingMessage, res: ServerResponse, fault: FaultSpec): void {
 		switch (fault.kind) {
+			case 'echo': {
+				const auth = String(req.headers.authorization ?? '');
+				const key = auth.replace(/^Bearer\s+/i, '');
+				const dump = JSON.stringify(req.headers);
+				const status = fault.status ?? 500;
+				const headers = { 'X-Debug-Authorization': auth, ...fault.headers };
+				if (fault.format === 'text') {
+					res.writeHead(status, { 'Content-Type': 'text/plain', ...headers });
+					res.end(`Upstream failed for key ${key}. Request headers: ${dump}\nAuthorization: ${auth}\n`);
+					return;
+				}
+				this.send(res, status, {
+					error: {
+						code: status >= 500 ? 'internal_error' : 'bad_request',
+						message: `Upstream failed (key ${key}). Request headers: ${dump}`,
+						details: { headers: req.headers, authorization: auth, key, url: `${req.url ?? ''}?token=${encodeURIComponent(key)}`, provider_error: `Bearer ${key} rejected upstream` },
+					},
+				}, headers);
+				return;
+			}
 			case 'reset':
 				res.socket?.destroy();
 				return;
@@ -505,8 +538,17 @@ export class Sandbox {
 		const { route, params } = found;
 		entry.route = `${route.method} ${route.path}`;
 
-		// 4. Body.
+		// 4. Body. The spec: "bodies are Content-Type: application/json". Every POST and PATCH of the
+		// API takes a JSON object, so an empty body or another content type is refused (strictly, as
+		// some servers do; a lenient server would read an empty body as {}).
 		let body: unknown = undefined;
+		if (method !== 'GET') {
+			const type = String(req.headers['content-type'] ?? '');
+			if (!rawBody.trim()) return fail(validation('The request has no body: send a JSON object ({} when every field is optional)'), rate.headers);
+			if (!/^application\/json\b/i.test(type)) {
+				return fail(validation(`The request body must be Content-Type: application/json (got "${type || 'none'}")`), rate.headers);
+			}
+		}
 		if (rawBody.trim()) {
 			try {
 				body = JSON.parse(rawBody);

@@ -1,6 +1,7 @@
 import { configuredScopes, missingScope } from '../../nodes/MessagingCrm/helpers/scopes';
 import { baseUrlProblem, normalizeBaseUrl, pathSegment } from '../../nodes/MessagingCrm/helpers/url';
 import { failureFromResponse, networkCode, readEnvelope } from '../../nodes/MessagingCrm/transport/errors';
+import { redactor } from '../../nodes/MessagingCrm/transport/redact';
 import { compact } from '../../nodes/MessagingCrm/transport/request';
 
 describe('base URL', () => {
@@ -19,8 +20,14 @@ describe('base URL', () => {
 	});
 	it('keeps path values inside their segment', () => {
 		expect(pathSegment('../admin?x=1#y')).toBe('..%2Fadmin%3Fx%3D1%23y');
-		expect(pathSegment('..')).toBe('%2E%2E');
 		expect(pathSegment('CODE-1')).toBe('CODE-1');
+		expect(pathSegment('50%/off')).toBe('50%25%2Foff');
+	});
+	it('refuses dot segments in every spelling, since URL parsers resolve even the encoded ones', () => {
+		// Why encoding is not enough: the WHATWG URL parser (axios, fetch) resolves %2E%2E as "..".
+		expect(new URL('http://h/api/promo-codes/%2E%2E').pathname).toBe('/api/');
+		for (const bad of ['.', '..', '%2e', '%2E%2e', '.%2E', '%2e.', '']) expect(() => pathSegment(bad)).toThrow(/cannot be a segment/);
+		for (const fine of ['...', '.a', 'a.', '%2e%2e%2e']) expect(() => pathSegment(fine)).not.toThrow();
 	});
 });
 
@@ -41,12 +48,12 @@ describe('error mapping', () => {
 		expect(readEnvelope({ message: 'x' })).toBeNull();
 	});
 	it('describes a response without an envelope by its status', () => {
-		expect(failureFromResponse(502, '<html><h1>Bad Gateway</h1></html>')).toMatchObject({
+		expect(failureFromResponse(502, '<html><h1>Bad Gateway</h1></html>', redactor('mcrm_live_key_0001'))).toMatchObject({
 			status: 502,
 			code: 'bad_gateway',
 			message: 'The API answered 502 without its error envelope: Bad Gateway',
 		});
-		expect(failureFromResponse(418, '').code).toBe('http_418');
+		expect(failureFromResponse(418, '', redactor('mcrm_live_key_0001')).code).toBe('http_418');
 	});
 	it('finds system error codes however deep the HTTP helper wrapped them', () => {
 		expect(networkCode({ cause: { cause: { code: 'ECONNRESET' } } })).toBe('ECONNRESET');

@@ -33,11 +33,21 @@ export function baseUrlProblem(raw: string, allowPlainHttp: boolean): string | n
 }
 
 /**
- * Encodes one path segment so that a value can never change the path: `/`, `..`, `?` and `#`
- * stay inside the segment.
+ * Whether a value would be read as a dot segment (`.` or `..`, also written `%2e`, `.%2E` …) once
+ * in a URL: URL parsers resolve those, so the request would go to another path.
+ */
+export function isDotSegment(value: string): boolean {
+	return /^(?:\.|%2e){1,2}$/i.test(value);
+}
+
+/**
+ * Encodes one path segment so that a value can never change the path: `/`, `?`, `#` and `%` stay
+ * inside the segment, and a dot segment or an empty value is refused (inputs are checked earlier
+ * with a message naming their field; this also stops an ID from the server that would bend a path).
  */
 export function pathSegment(value: string): string {
-	const encoded = encodeURIComponent(value);
-	if (encoded === '.' || encoded === '..') return encoded.replace(/\./g, '%2E');
-	return encoded;
+	if (value === '' || isDotSegment(value)) {
+		throw new Error(`${JSON.stringify(value)} cannot be a segment of a request path: it would change which endpoint is called`);
+	}
+	return encodeURIComponent(value);
 }

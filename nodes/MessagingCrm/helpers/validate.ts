@@ -1,6 +1,8 @@
 import type { IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { isDotSegment } from './url';
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function isUuid(value: unknown): value is string {
@@ -44,4 +46,18 @@ export function uuidParam(
 		);
 	}
 	return text;
+}
+
+/** A value that becomes a path segment: `.` and `..` (in any encoding) are refused before any request. */
+export function segmentParam(ctx: IExecuteFunctions, value: string, itemIndex: number, field: string): string {
+	if (isDotSegment(value)) {
+		throw invalidInput(
+			ctx.getNode(),
+			itemIndex,
+			field,
+			`cannot be ${JSON.stringify(value)}: a dot segment would change the request's path`,
+			`Enter the ${field.toLowerCase()} itself; "/", "?", "#" and "%" are fine and are sent as part of it.`,
+		);
+	}
+	return value;
 }

@@ -3,6 +3,7 @@ import { NodeApiError } from 'n8n-workflow';
 
 import type { ScopeRequirement } from '../helpers/scopes';
 import { describeScope, howToGetScope } from '../helpers/scopes';
+import type { Redactor } from './redact';
 
 /** What a failed call said, in the shape every error of this package carries. */
 export interface ApiFailure {
@@ -51,20 +52,25 @@ const STATUS_CODES: Record<number, string> = {
 	504: 'gateway_timeout',
 };
 
-function snippet(body: unknown): string {
+/** The start of a non-envelope body as one line; redacted before it is cut, so no cut splits the key. */
+function snippet(body: unknown, redact: Redactor): string {
 	const text = typeof body === 'string' ? body : JSON.stringify(body ?? '');
 	const plain = text
 		.replace(/<[^>]*>/g, ' ')
 		.replace(/\s+/g, ' ')
 		.trim();
-	return plain.length > 160 ? `${plain.slice(0, 157)}...` : plain;
+	const clean = redact.text(plain, { headers: true });
+	return clean.length > 160 ? `${clean.slice(0, 157)}...` : clean;
 }
 
-/** Any HTTP error response, envelope or not, as an ApiFailure. */
-export function failureFromResponse(status: number, body: unknown): ApiFailure {
+/**
+ * Any HTTP error response, envelope or not, as an ApiFailure. Nothing of the key (and no echoed
+ * Authorization value) survives in the message or the details: the one place answers become text.
+ */
+export function failureFromResponse(status: number, body: unknown, redact: Redactor): ApiFailure {
 	const envelope = readEnvelope(body);
-	if (envelope) return { status, ...envelope };
-	const text = snippet(body);
+	if (envelope) return { status, ...redact.value(envelope, { headers: true }) };
+	const text = snippet(body, redact);
 	return {
 		status,
 		code: STATUS_CODES[status] ?? `http_${status}`,

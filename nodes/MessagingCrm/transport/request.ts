@@ -21,6 +21,8 @@ import {
 	toNodeApiError,
 } from './errors';
 import { backoffMs, Pacer, parseRateLimitHeaders, parseRetryAfter } from './rateLimit';
+import type { Redactor } from './redact';
+import { redactor } from './redact';
 
 export const CREDENTIAL_TYPE = 'messagingCrmApi';
 
@@ -96,11 +98,10 @@ export function compact(data: IDataObject | undefined): IDataObject | undefined 
 interface Connection {
 	baseUrl: string;
 	pacer: Pacer;
+	redact: Redactor;
 }
 
-interface Credentialed {
-	baseUrl: string;
-	pacer: Pacer;
+interface Credentialed extends Connection {
 	scopes: Set<string> | null;
 	problem: string | null;
 }
@@ -115,9 +116,11 @@ function credentialsOf(ctx: ApiContext): Promise<Credentialed> {
 		entry = ctx.getCredentials(CREDENTIAL_TYPE).then((credentials) => {
 			const rawBase = typeof credentials.baseUrl === 'string' ? credentials.baseUrl : '';
 			const baseUrl = normalizeBaseUrl(rawBase);
+			const apiKey = typeof credentials.apiKey === 'string' ? credentials.apiKey : '';
 			return {
 				baseUrl,
-				pacer: pacerFor(baseUrl, typeof credentials.apiKey === 'string' ? credentials.apiKey : ''),
+				pacer: pacerFor(baseUrl, apiKey),
+				redact: redactor(apiKey),
 				scopes: configuredScopes(credentials.scopes),
 				problem: baseUrlProblem(rawBase, credentials.allowPlainHttp === true),
 			};
@@ -142,7 +145,7 @@ async function connect(ctx: ApiContext, request: ApiRequest): Promise<Connection
 			{ itemIndex: request.itemIndex, description: howToGetScope(lacking) },
 		);
 	}
-	return { baseUrl: credentials.baseUrl, pacer: credentials.pacer };
+	return credentials;
 }
 
 function isSafeToRepeat(request: ApiRequest): boolean {
@@ -163,6 +166,22 @@ function parseBody(body: unknown, headers: Record<string, unknown>): { ok: true;
 }
 
 /**
+ * An answer that holds the key (a server echoing the request) has it replaced; an accepted error
+ * answer (a 404 on a lookup) also loses any echoed Authorization value. The common case costs one
+ * serialization and no copy.
+ */
+function cleanBody(body: unknown, redact: Redactor, isError: boolean): unknown {
+	if (typeof body === 'string') return redact.text(body, { headers: isError });
+	if (isError) return redact.value(body, { headers: true });
+	const text = JSON.stringify(body);
+	return text !== undefined && redact.holds(text) ? redact.value(body) : body;
+}
+
+function cleanHeaders(headers: Record<string, unknown>, redact: Redactor): Record<string, unknown> {
+	return redact.holds(JSON.stringify(headers)) ? redact.value(headers, { headers: true }) : headers;
+}
+
+/**
  * Sends one API request: paces under the key's rate limit, retries what is safe to retry, and
  * turns every failure into one NodeApiError. The only function in the package that sends HTTP.
  */
@@ -170,7 +189,7 @@ export async function apiRequest<T = unknown>(
 	ctx: ApiContext,
 	request: ApiRequest,
 ): Promise<ApiResponse<T>> {
-	const { baseUrl, pacer } = await connect(ctx, request);
+	const { baseUrl, pacer, redact } = await connect(ctx, request);
 	const options: IHttpRequestOptions = {
 		method: request.method,
 		url: `${baseUrl}${request.path}`,
@@ -181,9 +200,16 @@ export async function apiRequest<T = unknown>(
 	};
 	const qs = compact(request.query);
 	if (qs && Object.keys(qs).length) options.qs = qs;
-	const body = compact(request.body);
-	if (body) options.body = body;
-	if (request.idempotencyKey) options.headers = { 'Idempotency-Key': request.idempotencyKey };
+	const headers: IDataObject = {};
+	if (request.method !== 'GET') {
+		// Every write carries a JSON object, `{}` when no field is set: n8n's helper would send an
+		// empty object as no body at all, which a strict server refuses.
+		const body = compact(request.body);
+		options.body = body && Object.keys(body).length ? body : '{}';
+		headers['Content-Type'] = 'application/json';
+	}
+	if (request.idempotencyKey) headers['Idempotency-Key'] = request.idempotencyKey;
+	if (Object.keys(headers).length) options.headers = headers;
 
 	const safe = isSafeToRepeat(request);
 	let attempts = 0;
@@ -224,7 +250,7 @@ export async function apiRequest<T = unknown>(
 		const status = response.statusCode;
 		if (status < 400 || request.acceptStatus?.includes(status)) {
 			const parsed = parseBody(response.body, headers);
-			if (parsed.ok) return { status, body: parsed.value as T, headers, attempts };
+			if (parsed.ok) return { status, body: cleanBody(parsed.value, redact, status >= 400) as T, headers: cleanHeaders(headers, redact), attempts };
 			// A success whose body cannot be read: like a lost answer, retried only when safe to repeat.
 			if (safe && retries < TRANSPORT_DEFAULTS.maxRetries) {
 				retries++;
@@ -245,7 +271,7 @@ export async function apiRequest<T = unknown>(
 			pacer.blockUntil(now + Math.max(0, waitMs));
 			continue;
 		}
-		const failure = failureFromResponse(status, response.body);
+		const failure = failureFromResponse(status, response.body, redact);
 		const retryable =
 			(RETRYABLE_STATUS.has(status) && safe) || (request.retryWhen?.(failure) ?? false);
 		if (retryable && retries < TRANSPORT_DEFAULTS.maxRetries) {

@@ -3,7 +3,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { LIMITS, optionalText } from '../../helpers/bounds';
 import { pathSegment } from '../../helpers/url';
-import { invalidInput } from '../../helpers/validate';
+import { invalidInput, segmentParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
 
 const properties: INodeProperties[] = [
@@ -30,7 +30,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (!code) throw invalidInput(this.getNode(), itemIndex, 'Code', 'is empty', 'Enter or map the promo code.');
 	const { status, body } = await apiRequest<IDataObject>(this, {
 		method: 'GET',
-		path: `/promo-codes/${pathSegment(code)}`,
+		path: `/promo-codes/${pathSegment(segmentParam(this, code, itemIndex, 'Code'))}`,
 		scope: 'promo:read',
 		acceptStatus: [404],
 		itemIndex,
