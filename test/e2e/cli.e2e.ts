@@ -2,7 +2,7 @@
  * Workflow 1 run by `n8n execute` in real n8n: the newest 2.x tested here and the newest 1.x (for
  * self-hosters who have not moved to 2.x).
  */
-import { mkdtempSync } from 'fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'fs';
 import { tmpdir } from 'os';
 import path from 'path';
 
@@ -14,13 +14,15 @@ import { exampleWorkflows, importCredential, importWorkflows } from './setup';
 
 describe.each([N8N_VERSION, N8N_V1_VERSION])('workflow 1 in n8n %s, run with n8n execute', (version) => {
 	let sandbox: Sandbox;
+	let apiKey: string;
 	const options = { userFolder: mkdtempSync(path.join(tmpdir(), `n8n-e2e-cli-${version}-`)), version, port: 5690 };
 
 	beforeAll(async () => {
 		ensureN8n(version);
 		sandbox = await startSandbox();
 		prepareUserFolder(options.userFolder);
-		await importCredential(options, { baseUrl: sandbox.url, apiKey: sandbox.mintKey() });
+		apiKey = sandbox.mintKey();
+		await importCredential(options, { baseUrl: sandbox.url, apiKey });
 		await importCredential(options, { baseUrl: sandbox.url, apiKey: sandbox.mintKey(['customers:read', 'customers:write']) }, 'mcrmNoSendCred01', 'Messaging CRM without messages:send');
 		const [welcome] = exampleWorkflows();
 		const withoutSend: WorkflowJson = JSON.parse(JSON.stringify(welcome));
@@ -53,5 +55,27 @@ describe.each([N8N_VERSION, N8N_V1_VERSION])('workflow 1 in n8n %s, run with n8n
 		expect(output).not.toContain('Execution was successful');
 		expect(output).toContain('insufficient_scope');
 		expect(output).toContain('messages:send');
+	});
+
+	it('keeps the key out of n8n\'s output, its database and its logs when the server echoes it back', async () => {
+		sandbox.injectFault({ path: '*', count: 1_000_000, kind: 'echo', status: 500, format: 'envelope' });
+		sandbox.clearRequests();
+		const result = await n8nCli(['execute', '--id=mcrmWelcomeFlow01'], options);
+		sandbox.clearFaults();
+		// The server did echo the key, and n8n says what went wrong.
+		expect(sandbox.requests().filter((r) => r.fault === 'echo').length).toBeGreaterThan(0);
+		const output = `${result.stdout}\n${result.stderr}`;
+		expect(output).toContain('internal_error: Upstream failed (key [redacted])');
+		// Everything n8n wrote: its output, and every file of its user folder (database, event log).
+		const files: string[] = [];
+		const walk = (p: string) => (statSync(p).isDirectory() ? readdirSync(p).forEach((f) => walk(path.join(p, f))) : files.push(p));
+		walk(path.join(options.userFolder, '.n8n'));
+		const forms = [apiKey, encodeURIComponent(apiKey), JSON.stringify(apiKey).slice(1, -1)];
+		const holding = (text: string) => forms.some((form) => text.includes(form));
+		expect(holding(output)).toBe(false);
+		expect(files.filter((f) => holding(readFileSync(f, 'latin1')))).toEqual([]);
+		// Not vacuous: the failed execution, with the redacted error, is in what was scanned.
+		expect(files.filter((f) => readFileSync(f, 'latin1').includes('Upstream failed (key [redacted])')).length).toBeGreaterThan(0);
+		expect(holding(`planted ${apiKey}`)).toBe(true);
 	});
 });

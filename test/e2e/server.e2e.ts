@@ -15,7 +15,7 @@ import { startSandbox } from '../sandbox/server';
 import { DEMO } from '../sandbox/store';
 import { ensureN8n, N8N_VERSION, prepareUserFolder, ROOT, startN8n } from './n8n';
 import type { WorkflowJson } from './setup';
-import { exampleWorkflows, importCredential, importWorkflows, publishWorkflow, setupOwner } from './setup';
+import { CREDENTIAL_ID, exampleWorkflows, importCredential, importWorkflows, publishWorkflow, setupOwner } from './setup';
 
 const PORT = 5691;
 const SCREENSHOTS = path.join(ROOT, 'test', 'e2e', 'screenshots');
@@ -72,6 +72,49 @@ describe(`a running n8n ${N8N_VERSION}`, () => {
 		expect(body.data.results.map((e) => e.status)).toEqual(['success']);
 	});
 
+	describe('the credential test, run by n8n\'s own credentials tester', () => {
+		const testCredential = async (data: Record<string, unknown>) => {
+			const response = await fetch(`${n8n.url}/rest/credentials/test`, {
+				method: 'POST',
+				headers: { cookie, 'Content-Type': 'application/json', 'browser-id': 'e2e' },
+				// The id of the stored credential, as the editor sends it; the data given here is what is tested.
+				body: JSON.stringify({ credentials: { id: CREDENTIAL_ID, name: 'Messaging CRM sandbox', type: 'messagingCrmApi', data: { scopes: [], allowPlainHttp: false, ...data } } }),
+			});
+			const body = (await response.json()) as { data?: { status: string; message: string } };
+			if (!body.data) throw new Error(`Credential test answered ${response.status}: ${JSON.stringify(body)}`);
+			return body.data;
+		};
+
+		it('passes a valid key, also one that lacks agents:read', async () => {
+			expect((await testCredential({ baseUrl: sandbox.url, apiKey: sandbox.mintKey() })).status).toBe('OK');
+			expect((await testCredential({ baseUrl: sandbox.url, apiKey: sandbox.mintKey(['promo:read']) })).status).toBe('OK');
+			expect((await testCredential({ baseUrl: sandbox.url, apiKey: 'mcrm_unknown_key_1234' })).message).toMatch(/refused this key/);
+		});
+
+		it('refuses plain http:// off this machine before sending the key; allowed, the same address is reached', async () => {
+			// 0.0.0.0 is not loopback by the rule, but a connection to it lands on this machine.
+			const offMachine = sandbox.url.replace('127.0.0.1', '0.0.0.0');
+			const before = sandbox.requests().length;
+			const refused = await testCredential({ baseUrl: offMachine, apiKey: sandbox.mintKey() });
+			expect(refused.status).toBe('Error');
+			expect(refused.message).toBe('ERR_BAD_REQUEST');
+			expect(sandbox.requests().length).toBe(before);
+			const allowed = await testCredential({ baseUrl: offMachine, apiKey: sandbox.mintKey(), allowPlainHttp: true });
+			expect(allowed.status).toBe('OK');
+			expect(sandbox.requests().length).toBe(before + 1);
+		});
+
+		it('shows nothing of the key when the server echoes it', async () => {
+			const apiKey = sandbox.mintKey();
+			for (const format of ['envelope', 'text'] as const) {
+				sandbox.injectFault({ path: '/agents', count: 1, kind: 'echo', status: 500, format });
+				const result = await testCredential({ baseUrl: sandbox.url, apiKey });
+				expect(sandbox.requests().at(-1)?.fault).toBe('echo');
+				expect(JSON.stringify(result)).not.toContain(apiKey);
+			}
+		});
+	});
+
 	describe('the editor in headless Chromium', () => {
 		let browser: Browser;
 		let page: Page;
@@ -100,9 +143,14 @@ describe(`a running n8n ${N8N_VERSION}`, () => {
 
 		async function optionsOf(parameter: string): Promise<string[]> {
 			const field = page.locator(`[data-test-id="parameter-input-${parameter}"]`).first();
-			await field.click();
 			const items = page.locator('.el-select-dropdown:visible .el-select-dropdown__item');
-			await items.first().waitFor({ timeout: 30_000 });
+			await field.click();
+			// A cold editor can miss the first click while it still loads the node's options: once more.
+			if (!(await items.first().waitFor({ timeout: 20_000 }).then(() => true, () => false))) {
+				await page.keyboard.press('Escape');
+				await field.click();
+				await items.first().waitFor({ timeout: 30_000 });
+			}
 			const texts = await items.allInnerTexts();
 			await page.keyboard.press('Escape');
 			await items.first().waitFor({ state: 'hidden', timeout: 10_000 });

@@ -202,11 +202,17 @@ function runModel(seed: number, steps: number, options: { restarts?: boolean; co
 				}
 			}
 			// Nothing lost: every deal that moved since the baseline was last reported at its final stage.
+			let moved = 0;
 			for (const [id, deal] of Object.entries(dealTruth())) {
 				const was = dealsSeen[id];
 				if (deal.status !== 'active') continue;
-				if (!was || was.stage !== deal.stage) expect([id, reported.get(id)?.at(-1)]).toEqual([id, deal.stage]);
+				if (!was || was.stage !== deal.stage) {
+					moved++;
+					expect([id, reported.get(id)?.at(-1)]).toEqual([id, deal.stage]);
+				}
 			}
+			// The check above compared something: deals did move during the run.
+			expect(moved).toBeGreaterThan(0);
 			expect(issuedReported).toBe(issuedByMutations);
 			expect(failures).toBeGreaterThan(5);
 			return;
