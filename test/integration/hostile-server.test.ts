@@ -9,6 +9,7 @@ import { request as httpRequest } from 'http';
 
 import type { INodeParameters } from 'n8n-workflow';
 
+import { operationKeys as registryKeys } from '../../nodes/MessagingCrm/actions/resources';
 import { barestParameters, barestWorld, operationKeys } from '../harness/barest';
 import { byId, useSandbox } from '../harness/fixtures';
 import { assertNoSecret, callMethod, createTrigger, errorText, keyForms, loadPackage, NODE_TYPE, testCredential } from '../harness/n8n';
@@ -35,8 +36,10 @@ function raw(method: string, target: string, headers: Record<string, string>, bo
 const echo = (status: number, format: 'envelope' | 'text'): FaultSpec => ({ path: '*', count: 1_000_000, kind: 'echo', status, format });
 
 describe('every operation in its barest configuration', () => {
-	it('covers every operation of the node', async () => {
-		expect(Object.keys(barestParameters(barestWorld(env.sandbox))).sort()).toEqual(await operationKeys());
+	it('covers every operation of the node, as the registry lists them and the built node offers them', async () => {
+		const keys = Object.keys(barestParameters(barestWorld(env.sandbox))).sort();
+		expect(keys).toEqual(await operationKeys());
+		expect(keys).toEqual(registryKeys().sort());
 	});
 
 	it('succeeds, and every write sends a JSON object with Content-Type: application/json', async () => {

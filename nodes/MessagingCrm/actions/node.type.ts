@@ -1,30 +1,35 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-/** Every resource and its operations: the router dispatches only on these names. */
-export type MessagingCrmMap = {
-	agent: 'getMany';
-	conversation: 'open';
-	customer: 'upsert' | 'get' | 'find' | 'merge' | 'getMessengers';
-	deal: 'getMany' | 'create' | 'moveStage' | 'close';
-	message: 'send';
-	pipeline: 'getMany';
-	promoCode: 'getMany' | 'upload' | 'revoke' | 'findOwner';
-	promoPool: 'getMany' | 'get' | 'update';
-	template: 'getMany' | 'create';
-	variable: 'get' | 'set';
-};
+/** An operation's entry in its resource's Operation dropdown. */
+export interface OperationOption {
+	name: string;
+	value: string;
+	/** The line n8n shows in the node picker and the AI tool list. */
+	action: string;
+	/** What it does, the identifier forms it takes and the scope it needs. */
+	description: string;
+}
 
-export type Resource = keyof MessagingCrmMap;
+/**
+ * How an operation groups its input items for one run (e.g. one upload for the codes of every
+ * item): `prepare` reads one item into its group, `run` does one group's work. The router owns
+ * the loop, pairing every output with all items of its group, Continue on fail and error items.
+ */
+export interface Grouping<Part = unknown> {
+	/** Whether this run groups its items at all; otherwise they run one by one. */
+	applies(this: IExecuteFunctions): boolean;
+	prepare(this: IExecuteFunctions, itemIndex: number): Promise<{ key: string; part: Part }>;
+	/** `itemIndexes` are the group's items in input order; errors name the first. */
+	run(this: IExecuteFunctions, key: string, parts: Part[], itemIndexes: number[]): Promise<IDataObject[]>;
+}
 
-/** One operation module: its UI and what it does for one input item. */
+/** One operation module: its dropdown entry, its fields, and what it does for one input item. */
 export interface Operation {
+	option: OperationOption;
 	description: INodeProperties[];
 	execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]>;
-	/**
-	 * For operations that can take all input items at once (e.g. one upload for the codes of every
-	 * item): the whole output with its pairing, or null to run item by item.
-	 */
-	executeBatch?(this: IExecuteFunctions): Promise<INodeExecutionData[] | null>;
+	/** Declared when the operation can take several items as one group. */
+	group?: Grouping<unknown>;
 	/**
 	 * Reads with no effect on each other may run this many items at once (the transport still
 	 * paces them under the rate limit). Writes run one by one, in order.
@@ -32,4 +37,11 @@ export interface Operation {
 	concurrency?: number;
 }
 
-export type ResourceOperations<R extends Resource> = Record<MessagingCrmMap[R], Operation>;
+/** A resource: its name in the Resource dropdown, its default operation, and its operations. */
+export interface ResourceDefinition {
+	name: string;
+	description?: string;
+	defaultOperation: string;
+	/** The resource file's module: one `export * as <op> from './<op>.operation'` line each. */
+	operations: Record<string, Operation>;
+}

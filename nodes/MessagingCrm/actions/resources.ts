@@ -1,45 +1,80 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import * as agent from './agent/Agent.resource';
 import * as conversation from './conversation/Conversation.resource';
 import * as customer from './customer/Customer.resource';
 import * as deal from './deal/Deal.resource';
 import * as message from './message/Message.resource';
+import type { Operation, ResourceDefinition } from './node.type';
 import * as pipeline from './pipeline/Pipeline.resource';
 import * as promoCode from './promoCode/PromoCode.resource';
 import * as promoPool from './promoPool/PromoPool.resource';
 import * as template from './template/Template.resource';
 import * as variable from './variable/Variable.resource';
 
-/** The Resource selector and every resource's operations and fields. */
+/**
+ * The one registry of resources and operations: the node's Resource and Operation dropdowns and
+ * fields are built from it, the router dispatches through it, and the tests count from it.
+ */
+export const resources = {
+	agent: { name: 'Agent', defaultOperation: 'getMany', operations: agent },
+	conversation: { name: 'Conversation', defaultOperation: 'open', operations: conversation },
+	customer: { name: 'Customer', defaultOperation: 'upsert', operations: customer },
+	deal: { name: 'Deal', defaultOperation: 'create', operations: deal },
+	message: { name: 'Message', defaultOperation: 'send', operations: message },
+	pipeline: { name: 'Pipeline', defaultOperation: 'getMany', operations: pipeline },
+	promoCode: { name: 'Promo Code', defaultOperation: 'upload', operations: promoCode },
+	promoPool: { name: 'Promo Pool', defaultOperation: 'getMany', operations: promoPool },
+	template: { name: 'Template', description: 'Business-chat templates', defaultOperation: 'getMany', operations: template },
+	variable: { name: 'Variable', description: 'Variables of a customer or a deal', defaultOperation: 'set', operations: variable },
+} satisfies Record<string, ResourceDefinition>;
+
+export type Resource = keyof typeof resources;
+export type OperationName<R extends Resource> = keyof (typeof resources)[R]['operations'] & string;
+
+const byName = (a: INodePropertyOptions, b: INodePropertyOptions) => a.name.localeCompare(b.name);
+
+/** The operation of a resource, or undefined for a name the registry does not hold. */
+export function operationOf(resource: string, operation: string): Operation | undefined {
+	const definition = (resources as Record<string, ResourceDefinition | undefined>)[resource];
+	return definition && Object.prototype.hasOwnProperty.call(definition.operations, operation) ? definition.operations[operation] : undefined;
+}
+
+/** Every `resource.operation` pair, in registry order. */
+export function operationKeys(): string[] {
+	return Object.entries(resources as Record<string, ResourceDefinition>).flatMap(([resource, { operations }]) => Object.keys(operations).map((op) => `${resource}.${op}`));
+}
+
+function operationSelector(resource: string, definition: ResourceDefinition): INodeProperties {
+	const { defaultOperation } = definition;
+	const options = Object.values(definition.operations)
+		.map(({ option }) => ({ ...option }))
+		.sort(byName);
+	return {
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: [resource] } },
+		options,
+		default: defaultOperation,
+	};
+}
+
+/** The Resource selector, then each resource's Operation selector and every operation's fields. */
 export const properties: INodeProperties[] = [
 	{
 		displayName: 'Resource',
 		name: 'resource',
 		type: 'options',
 		noDataExpression: true,
-		options: [
-			{ name: 'Agent', value: 'agent' },
-			{ name: 'Conversation', value: 'conversation' },
-			{ name: 'Customer', value: 'customer' },
-			{ name: 'Deal', value: 'deal' },
-			{ name: 'Message', value: 'message' },
-			{ name: 'Pipeline', value: 'pipeline' },
-			{ name: 'Promo Code', value: 'promoCode' },
-			{ name: 'Promo Pool', value: 'promoPool' },
-			{ name: 'Template', value: 'template', description: 'Business-chat templates' },
-			{ name: 'Variable', value: 'variable', description: 'Variables of a customer or a deal' },
-		],
+		options: Object.entries(resources as Record<string, ResourceDefinition>)
+			.map(([value, { name, description }]) => ({ name, value, ...(description ? { description } : {}) }))
+			.sort(byName),
 		default: 'customer',
 	},
-	...agent.description,
-	...conversation.description,
-	...customer.description,
-	...deal.description,
-	...message.description,
-	...pipeline.description,
-	...promoCode.description,
-	...promoPool.description,
-	...template.description,
-	...variable.description,
+	...Object.entries(resources as Record<string, ResourceDefinition>).flatMap(([resource, definition]) => [
+		operationSelector(resource, definition),
+		...Object.values(definition.operations).flatMap((operation) => operation.description),
+	]),
 ];

@@ -1,72 +1,80 @@
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, IPairedItemData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { asNodeError, errorItem } from './errors';
-import * as agent from './agent/Agent.resource';
-import * as conversation from './conversation/Conversation.resource';
-import * as customer from './customer/Customer.resource';
-import * as deal from './deal/Deal.resource';
-import * as message from './message/Message.resource';
-import type { MessagingCrmMap, Operation, Resource } from './node.type';
-import * as pipeline from './pipeline/Pipeline.resource';
-import * as promoCode from './promoCode/PromoCode.resource';
-import * as promoPool from './promoPool/PromoPool.resource';
-import * as template from './template/Template.resource';
-import * as variable from './variable/Variable.resource';
+import type { Grouping, Operation } from './node.type';
+import { operationOf } from './resources';
 
-const resources: { [R in Resource]: Record<MessagingCrmMap[R], Operation> } = {
-	agent: agent.operations,
-	conversation: conversation.operations,
-	customer: customer.operations,
-	deal: deal.operations,
-	message: message.operations,
-	pipeline: pipeline.operations,
-	promoCode: promoCode.operations,
-	promoPool: promoPool.operations,
-	template: template.operations,
-	variable: variable.operations,
-};
-
-function operationFor(ctx: IExecuteFunctions, itemIndex: number): Operation {
-	const resource = ctx.getNodeParameter('resource', itemIndex) as string;
-	const operation = ctx.getNodeParameter('operation', itemIndex) as string;
-	const handler = (resources as Record<string, Record<string, Operation> | undefined>)[resource]?.[
-		operation
-	];
+function operationFor(ctx: IExecuteFunctions): Operation {
+	const resource = ctx.getNodeParameter('resource', 0) as string;
+	const operation = ctx.getNodeParameter('operation', 0) as string;
+	const handler = operationOf(resource, operation);
 	if (!handler) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`The operation "${operation}" of resource "${resource}" is not supported`,
-			{ itemIndex },
-		);
+		throw new NodeOperationError(ctx.getNode(), `The operation "${operation}" of resource "${resource}" is not supported`, { itemIndex: 0 });
 	}
 	return handler;
 }
 
-/** The per-item loop: owns Continue on fail and pairedItem for every operation. */
-export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const items = this.getInputData();
-	const output: INodeExecutionData[] = [];
-	if (items.length === 0) return [output];
-	// Resource and operation take no expressions: one lookup serves every item.
-	const operation = operationFor(this, 0);
-	const whole = operation.executeBatch ? await operation.executeBatch.call(this) : null;
-	if (whole) return [whole];
-	const runItem = async (itemIndex: number): Promise<INodeExecutionData[]> => {
-		try {
-			const results = await operation.execute.call(this, itemIndex);
-			return results.map((json) => ({ json, pairedItem: { item: itemIndex } }));
-		} catch (caught) {
-			const error = asNodeError(this, caught, itemIndex);
-			if (!this.continueOnFail()) throw error;
-			return [{ json: errorItem(error), pairedItem: { item: itemIndex } }];
-		}
-	};
-	const width = Math.max(1, operation.concurrency ?? 1);
-	for (let start = 0; start < items.length; start += width) {
-		const indexes = Array.from({ length: Math.min(width, items.length - start) }, (_, i) => start + i);
-		// Results keep the order of the input items whatever order the answers come in.
-		for (const results of await Promise.all(indexes.map(runItem))) output.push(...results);
+/**
+ * Runs one unit of work (an item, or a group of items) and pairs what it returns; a failure
+ * becomes exactly one error item paired the same way, or stops the node without Continue on fail.
+ */
+async function attempt(
+	ctx: IExecuteFunctions,
+	firstItem: number,
+	pairedItem: IPairedItemData | IPairedItemData[],
+	work: () => Promise<IDataObject[]>,
+): Promise<INodeExecutionData[]> {
+	try {
+		return (await work()).map((json) => ({ json, pairedItem }));
+	} catch (caught) {
+		const error = asNodeError(ctx, caught, firstItem);
+		if (!ctx.continueOnFail()) throw error;
+		return [{ json: errorItem(error), pairedItem }];
 	}
-	return [output];
+}
+
+/** Items one by one, or several at once for reads (order and pairing kept whatever the answers' order). */
+async function runItems(ctx: IExecuteFunctions, operation: Operation, count: number): Promise<INodeExecutionData[]> {
+	const output: INodeExecutionData[] = [];
+	const width = Math.max(1, operation.concurrency ?? 1);
+	for (let start = 0; start < count; start += width) {
+		const indexes = Array.from({ length: Math.min(width, count - start) }, (_, i) => start + i);
+		const results = await Promise.all(indexes.map(async (i) => await attempt(ctx, i, { item: i }, async () => await operation.execute.call(ctx, i))));
+		for (const result of results) output.push(...result);
+	}
+	return output;
+}
+
+/** A declared grouping: each item is read into its group (a bad item fails alone), then each group runs once. */
+async function runGroups(ctx: IExecuteFunctions, grouping: Grouping<unknown>, count: number): Promise<INodeExecutionData[]> {
+	const output: INodeExecutionData[] = [];
+	const groups = new Map<string, { parts: unknown[]; items: number[] }>();
+	for (let i = 0; i < count; i++) {
+		output.push(
+			...(await attempt(ctx, i, { item: i }, async () => {
+				const { key, part } = await grouping.prepare.call(ctx, i);
+				const group = groups.get(key) ?? { parts: [], items: [] };
+				group.parts.push(part);
+				group.items.push(i);
+				groups.set(key, group);
+				return [];
+			})),
+		);
+	}
+	for (const [key, { parts, items }] of groups) {
+		output.push(...(await attempt(ctx, items[0], items.map((item) => ({ item })), async () => await grouping.run.call(ctx, key, parts, items))));
+	}
+	return output;
+}
+
+/** The one loop over input items: owns pairing, Continue on fail and error items for every operation. */
+export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const count = this.getInputData().length;
+	if (count === 0) return [[]];
+	// Resource and operation take no expressions: one lookup serves every item.
+	const operation = operationFor(this);
+	const grouping = operation.group;
+	if (grouping?.applies.call(this)) return [await runGroups(this, grouping, count)];
+	return [await runItems(this, operation, count)];
 }

@@ -4,6 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { Agent } from '../../helpers/types';
 import { apiRequest } from '../../transport/request';
 import { limitOf, returnAllOrLimit } from '../common.descriptions';
+import type { OperationOption } from '../node.type';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit,
@@ -32,6 +33,14 @@ const properties: INodeProperties[] = [
 		],
 	},
 ];
+
+/** Its entry in the Operation dropdown. */
+export const option: OperationOption = {
+	name: 'Get Many',
+	value: 'getMany',
+	action: 'Get many agents',
+	description: 'List the company\'s agents and their messengers. Scope: agents:read.',
+};
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['agent'], operation: ['getMany'] } },

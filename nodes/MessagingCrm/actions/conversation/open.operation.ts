@@ -5,6 +5,7 @@ import { uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
 import { agentSelect } from '../common.descriptions';
 import { customerLocator, customerPath, resolveCustomerId } from '../common/customer';
+import type { OperationOption } from '../node.type';
 
 const properties: INodeProperties[] = [
 	customerLocator,
@@ -13,6 +14,14 @@ const properties: INodeProperties[] = [
 			'The agent to open the dialog on. May be left empty only when the customer already has a dialog or a deal to inherit it from. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 	}),
 ];
+
+/** Its entry in the Operation dropdown. */
+export const option: OperationOption = {
+	name: 'Open',
+	value: 'open',
+	action: 'Open a conversation',
+	description: 'Open a dialog with a customer on an agent without messaging them, or get the open one. Scope: customers:write.',
+};
 
 export const description = updateDisplayOptions({ show: { resource: ['conversation'], operation: ['open'] } }, properties);
 

@@ -3,6 +3,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { MESSENGER_TYPE_OPTIONS } from '../common/messengers';
 import { lookupCustomer, lookupQuery } from '../common/customer';
+import type { OperationOption } from '../node.type';
 
 const properties: INodeProperties[] = [
 	{
@@ -37,6 +38,14 @@ const properties: INodeProperties[] = [
 		],
 	},
 ];
+
+/** Its entry in the Operation dropdown. */
+export const option: OperationOption = {
+	name: 'Find',
+	value: 'find',
+	action: 'Find a customer',
+	description: 'Look a customer up by phone, email or messenger identity. Scope: customers:read.',
+};
 
 export const description = updateDisplayOptions({ show: { resource: ['customer'], operation: ['find'] } }, properties);
 

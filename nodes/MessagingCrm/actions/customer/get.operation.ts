@@ -3,6 +3,15 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../transport/request';
 import { customerLocator, customerPath, resolveCustomerId } from '../common/customer';
+import type { OperationOption } from '../node.type';
+
+/** Its entry in the Operation dropdown. */
+export const option: OperationOption = {
+	name: 'Get',
+	value: 'get',
+	action: 'Get a customer',
+	description: 'Get a customer with their current stage, messengers and deal. Scope: customers:read.',
+};
 
 export const description = updateDisplayOptions({ show: { resource: ['customer'], operation: ['get'] } }, [customerLocator]);
 

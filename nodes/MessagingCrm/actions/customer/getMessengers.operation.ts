@@ -3,6 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../transport/request';
 import { customerLocator, customerPath, resolveCustomerId } from '../common/customer';
+import type { OperationOption } from '../node.type';
 
 const properties: INodeProperties[] = [
 	customerLocator,
@@ -17,6 +18,14 @@ const properties: INodeProperties[] = [
 		],
 	},
 ];
+
+/** Its entry in the Operation dropdown. */
+export const option: OperationOption = {
+	name: 'Get Messengers',
+	value: 'getMessengers',
+	action: 'Get the messengers of a customer',
+	description: 'List the customer\'s messengers with their 24-hour windows. Scope: customers:read.',
+};
 
 export const description = updateDisplayOptions({ show: { resource: ['customer'], operation: ['getMessengers'] } }, properties);
 

@@ -5,6 +5,7 @@ import { LIMITS, optionalText } from '../../helpers/bounds';
 import { invalidInput, uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
 import { customerLocator, customerPath, customerRef, resolveRef } from '../common/customer';
+import type { OperationOption } from '../node.type';
 
 const properties: INodeProperties[] = [
 	{ ...customerLocator, displayName: 'Winner (Card That Stays)' },
@@ -44,6 +45,14 @@ const properties: INodeProperties[] = [
 		],
 	},
 ];
+
+/** Its entry in the Operation dropdown. */
+export const option: OperationOption = {
+	name: 'Merge',
+	value: 'merge',
+	action: 'Merge two customers',
+	description: 'Merge a donor card into a winner card; safe to repeat. Scope: customers:write.',
+};
 
 export const description = updateDisplayOptions({ show: { resource: ['customer'], operation: ['merge'] } }, properties);
 

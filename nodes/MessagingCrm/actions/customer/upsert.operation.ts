@@ -9,6 +9,7 @@ import { customerPath } from '../common/customer';
 import { idempotencyKey, idempotencyKeyOption } from '../common/idempotency';
 import { MESSENGER_TYPE_OPTIONS } from '../common/messengers';
 import { chunkVariables, readVariables, variablesEditor } from '../common/variables';
+import type { OperationOption } from '../node.type';
 
 const properties: INodeProperties[] = [
 	{
@@ -110,6 +111,14 @@ const properties: INodeProperties[] = [
 		options: [idempotencyKeyOption],
 	},
 ];
+
+/** Its entry in the Operation dropdown. */
+export const option: OperationOption = {
+	name: 'Create or Update',
+	value: 'upsert',
+	action: 'Create or update a customer',
+	description: 'Create a new record, or update the current one if it already exists (upsert)',
+};
 
 export const description = updateDisplayOptions({ show: { resource: ['customer'], operation: ['upsert'] } }, properties);
 

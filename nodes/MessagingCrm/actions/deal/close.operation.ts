@@ -5,6 +5,7 @@ import { LIMITS, optionalText } from '../../helpers/bounds';
 import { invalidInput } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
 import { dealPath, dealSelector, resolveDealId } from '../common/deal';
+import type { OperationOption } from '../node.type';
 
 const properties: INodeProperties[] = [
 	...dealSelector,
@@ -20,6 +21,14 @@ const properties: INodeProperties[] = [
 	},
 	{ displayName: 'Reason', name: 'reason', type: 'string', default: '', description: 'Stored as the deal\'s closed reason, up to 500 characters' },
 ];
+
+/** Its entry in the Operation dropdown. */
+export const option: OperationOption = {
+	name: 'Close',
+	value: 'close',
+	action: 'Close a deal',
+	description: 'Close a deal as won or lost. Scope: customers:write.',
+};
 
 export const description = updateDisplayOptions({ show: { resource: ['deal'], operation: ['close'] } }, properties);
 

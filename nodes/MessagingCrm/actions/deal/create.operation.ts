@@ -6,6 +6,7 @@ import { uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
 import { agentSelect, pipelineSelect, stageCodeSelect } from '../common.descriptions';
 import { customerLocator, customerPath, resolveCustomerId } from '../common/customer';
+import type { OperationOption } from '../node.type';
 
 const properties: INodeProperties[] = [
 	customerLocator,
@@ -14,6 +15,14 @@ const properties: INodeProperties[] = [
 	stageCodeSelect({ description: 'Empty: the first stage. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.' }),
 	{ displayName: 'Title', name: 'title', type: 'string', default: '', description: 'Up to 255 characters' },
 ];
+
+/** Its entry in the Operation dropdown. */
+export const option: OperationOption = {
+	name: 'Create',
+	value: 'create',
+	action: 'Create a deal',
+	description: 'Create a deal at a pipeline and stage. Scope: customers:write.',
+};
 
 export const description = updateDisplayOptions({ show: { resource: ['deal'], operation: ['create'] } }, properties);
 

@@ -5,6 +5,7 @@ import { uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
 import { limitOf, pipelineSelect, returnAllOrLimit } from '../common.descriptions';
 import { customerLocator, customerPath, resolveCustomerId } from '../common/customer';
+import type { OperationOption } from '../node.type';
 
 const properties: INodeProperties[] = [
 	customerLocator,
@@ -24,6 +25,14 @@ const properties: INodeProperties[] = [
 	},
 	...returnAllOrLimit,
 ];
+
+/** Its entry in the Operation dropdown. */
+export const option: OperationOption = {
+	name: 'Get Many',
+	value: 'getMany',
+	action: 'Get many deals',
+	description: 'List a customer\'s deals, closed ones included. Scope: customers:read.',
+};
 
 export const description = updateDisplayOptions({ show: { resource: ['deal'], operation: ['getMany'] } }, properties);
 

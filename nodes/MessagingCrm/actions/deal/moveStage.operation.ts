@@ -6,6 +6,7 @@ import { invalidInput, uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
 import { pipelineSelect, stageCodeSelect } from '../common.descriptions';
 import { customerLocator, customerPath, resolveCustomerId } from '../common/customer';
+import type { OperationOption } from '../node.type';
 
 const properties: INodeProperties[] = [
 	customerLocator,
@@ -33,6 +34,14 @@ const properties: INodeProperties[] = [
 	},
 	{ displayName: 'Reason', name: 'reason', type: 'string', default: '', description: 'Why the deal moves, kept with the move' },
 ];
+
+/** Its entry in the Operation dropdown. */
+export const option: OperationOption = {
+	name: 'Move to Stage',
+	value: 'moveStage',
+	action: 'Move a deal to a stage',
+	description: 'Move the customer\'s deal to another stage of its pipeline. Scope: customers:write.',
+};
 
 export const description = updateDisplayOptions({ show: { resource: ['deal'], operation: ['moveStage'] } }, properties);
 

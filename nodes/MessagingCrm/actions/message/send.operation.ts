@@ -8,6 +8,7 @@ import { agentSelect } from '../common.descriptions';
 import { customerLocator, customerPath, resolveCustomerId } from '../common/customer';
 import { idempotencyKey, idempotencyKeyOption } from '../common/idempotency';
 import { readTemplate, templateFields } from '../common/template';
+import type { OperationOption } from '../node.type';
 
 const MARKDOWN_HINT =
 	'Markdown, written once for every messenger. Parsed: **bold**, *italic*, ***bold italic***, ~~strikethrough~~, `inline code`, [label](https://example.com). Delivered literally: _underscore emphasis_, bullet lists, tables, > quotes, # headings. A marker must touch the text: "** bold**" is not bold.';
@@ -78,6 +79,14 @@ const properties: INodeProperties[] = [
 		],
 	},
 ];
+
+/** Its entry in the Operation dropdown. */
+export const option: OperationOption = {
+	name: 'Send',
+	value: 'send',
+	action: 'Send a message',
+	description: 'Send text or a business-chat template to a customer\'s messenger, exactly once. Scope: messages:send (text) or messages:template (template).',
+};
 
 export const description = updateDisplayOptions({ show: { resource: ['message'], operation: ['send'] } }, properties);
 

@@ -1,26 +1,5 @@
-import type { INodeProperties } from 'n8n-workflow';
-
-import type { ResourceOperations } from '../node.type';
-import * as getMany from './getMany.operation';
-
-export const operations: ResourceOperations<'pipeline'> = { getMany };
-
-export const description: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['pipeline'] } },
-		options: [
-			{
-				name: 'Get Many',
-				value: 'getMany',
-				description: 'List pipelines with their stages and stage codes. Scope: pipelines:read.',
-				action: 'Get many pipelines',
-			},
-		],
-		default: 'getMany',
-	},
-	...getMany.description,
-];
+/**
+ * The pipeline operations: one line each. The module is the resource's operations object (see
+ * ../resources.ts); adding an endpoint is one operation file and one line here.
+ */
+export * as getMany from './getMany.operation';

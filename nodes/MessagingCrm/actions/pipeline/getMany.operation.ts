@@ -5,6 +5,7 @@ import type { Pipeline } from '../../helpers/types';
 import { uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
 import { agentSelect, limitOf, returnAllOrLimit } from '../common.descriptions';
+import type { OperationOption } from '../node.type';
 
 const properties: INodeProperties[] = [
 	agentSelect({
@@ -28,6 +29,14 @@ const properties: INodeProperties[] = [
 	},
 	...returnAllOrLimit,
 ];
+
+/** Its entry in the Operation dropdown. */
+export const option: OperationOption = {
+	name: 'Get Many',
+	value: 'getMany',
+	action: 'Get many pipelines',
+	description: 'List pipelines with their stages and stage codes. Scope: pipelines:read.',
+};
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['pipeline'], operation: ['getMany'] } },

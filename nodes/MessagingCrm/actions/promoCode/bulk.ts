@@ -1,11 +1,11 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, IPairedItemData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { chunk, dedupe, MAX_CODES_PER_UPLOAD } from '../../helpers/codes';
 import { invalidInput } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
 import { codesOfItem } from '../common/codesInput';
-import { asNodeError, errorItem } from '../errors';
 import { poolPath, resolvePoolId } from '../common/pool';
+import type { Grouping } from '../node.type';
 
 export type BulkKind = 'upload' | 'revoke';
 
@@ -56,36 +56,19 @@ export async function bulkForItem(ctx: IExecuteFunctions, itemIndex: number, kin
 
 /**
  * "Field of Every Input Item": the codes of all items go to their pool together (one upload in
- * chunks, not one request per item). An item whose field is unusable fails alone.
+ * chunks, not one request per item), grouped by pool. An item whose field is unusable fails alone;
+ * the router owns the loop, the pairing and the error items.
  */
-export async function bulkForAllItems(ctx: IExecuteFunctions, kind: BulkKind): Promise<INodeExecutionData[] | null> {
-	const items = ctx.getInputData();
-	if (items.length === 0 || ctx.getNodeParameter('codesFrom', 0, 'list') !== 'field') return null;
-	const out: INodeExecutionData[] = [];
-	const groups = new Map<string, { codes: string[]; items: IPairedItemData[] }>();
-	for (let i = 0; i < items.length; i++) {
-		try {
-			const poolId = resolvePoolId(ctx, i);
-			const codes = await codesOfItem(ctx, i);
-			const group = groups.get(poolId) ?? { codes: [], items: [] };
-			for (const code of codes) group.codes.push(code);
-			group.items.push({ item: i });
-			groups.set(poolId, group);
-		} catch (caught) {
-			const error = asNodeError(ctx, caught, i);
-			if (!ctx.continueOnFail()) throw error;
-			out.push({ json: errorItem(error), pairedItem: { item: i } });
-		}
-	}
-	for (const [poolId, group] of groups) {
-		const first = group.items[0].item;
-		try {
-			out.push({ json: { ...(await sendCodes(ctx, first, poolId, group.codes, kind)), items: group.items.length }, pairedItem: group.items });
-		} catch (caught) {
-			const error = asNodeError(ctx, caught, first);
-			if (!ctx.continueOnFail()) throw error;
-			out.push({ json: errorItem(error), pairedItem: group.items });
-		}
-	}
-	return out;
+export function bulkGrouping(kind: BulkKind): Grouping<string[]> {
+	return {
+		applies(this: IExecuteFunctions) {
+			return this.getNodeParameter('codesFrom', 0, 'list') === 'field';
+		},
+		async prepare(this: IExecuteFunctions, itemIndex: number) {
+			return { key: resolvePoolId(this, itemIndex), part: await codesOfItem(this, itemIndex) };
+		},
+		async run(this: IExecuteFunctions, poolId: string, parts: string[][], itemIndexes: number[]) {
+			return [{ ...(await sendCodes(this, itemIndexes[0], poolId, parts.flat(), kind)), items: itemIndexes.length }];
+		},
+	};
 }

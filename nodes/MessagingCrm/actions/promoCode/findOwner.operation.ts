@@ -5,6 +5,7 @@ import { LIMITS, optionalText } from '../../helpers/bounds';
 import { pathSegment } from '../../helpers/url';
 import { invalidInput, segmentParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
+import type { OperationOption } from '../node.type';
 
 const properties: INodeProperties[] = [
 	{ displayName: 'Code', name: 'code', type: 'string', default: '', required: true, placeholder: 'e.g. SPRING-042', description: 'Searched in every pool of the company' },
@@ -19,6 +20,14 @@ const properties: INodeProperties[] = [
 		],
 	},
 ];
+
+/** Its entry in the Operation dropdown. */
+export const option: OperationOption = {
+	name: 'Find Owner',
+	value: 'findOwner',
+	action: 'Find the owner of a promo code',
+	description: 'Find the customer a code was issued to, in any pool. Scope: promo:read.',
+};
 
 export const description = updateDisplayOptions({ show: { resource: ['promoCode'], operation: ['findOwner'] } }, properties);
 

@@ -4,6 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { apiRequest } from '../../transport/request';
 import { limitOf, returnAllOrLimit } from '../common.descriptions';
 import { poolLocator, poolPath, resolvePoolId } from '../common/pool';
+import type { OperationOption } from '../node.type';
 
 export const PAGE_SIZE = 500;
 
@@ -22,6 +23,14 @@ const properties: INodeProperties[] = [
 		],
 	},
 ];
+
+/** Its entry in the Operation dropdown. */
+export const option: OperationOption = {
+	name: 'Get Many',
+	value: 'getMany',
+	action: 'Get many promo codes',
+	description: 'List a pool\'s codes in queue order. Scope: promo:read.',
+};
 
 export const description = updateDisplayOptions({ show: { resource: ['promoCode'], operation: ['getMany'] } }, properties);
 

@@ -1,9 +1,18 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { codesInput } from '../common/codesInput';
 import { poolLocator } from '../common/pool';
-import { bulkForAllItems, bulkForItem } from './bulk';
+import { bulkForItem, bulkGrouping } from './bulk';
+import type { OperationOption } from '../node.type';
+
+/** Its entry in the Operation dropdown. */
+export const option: OperationOption = {
+	name: 'Revoke',
+	value: 'revoke',
+	action: 'Revoke promo codes',
+	description: 'Take codes out of circulation, any number, safe to repeat. Scope: promo:write.',
+};
 
 export const description = updateDisplayOptions({ show: { resource: ['promoCode'], operation: ['revoke'] } }, [
 	poolLocator,
@@ -14,6 +23,4 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	return await bulkForItem(this, itemIndex, 'revoke');
 }
 
-export async function executeBatch(this: IExecuteFunctions): Promise<INodeExecutionData[] | null> {
-	return await bulkForAllItems(this, 'revoke');
-}
+export const group = bulkGrouping('revoke');

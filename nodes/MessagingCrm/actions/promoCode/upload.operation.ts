@@ -1,9 +1,18 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { codesInput } from '../common/codesInput';
 import { poolLocator } from '../common/pool';
-import { bulkForAllItems, bulkForItem } from './bulk';
+import { bulkForItem, bulkGrouping } from './bulk';
+import type { OperationOption } from '../node.type';
+
+/** Its entry in the Operation dropdown. */
+export const option: OperationOption = {
+	name: 'Upload',
+	value: 'upload',
+	action: 'Upload promo codes',
+	description: 'Add codes to the end of a pool\'s queue, any number, safe to repeat. Scope: promo:write.',
+};
 
 export const description = updateDisplayOptions({ show: { resource: ['promoCode'], operation: ['upload'] } }, [
 	poolLocator,
@@ -14,6 +23,4 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	return await bulkForItem(this, itemIndex, 'upload');
 }
 
-export async function executeBatch(this: IExecuteFunctions): Promise<INodeExecutionData[] | null> {
-	return await bulkForAllItems(this, 'upload');
-}
+export const group = bulkGrouping('upload');

@@ -3,6 +3,15 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../transport/request';
 import { poolLocator, poolPath, resolvePoolId } from '../common/pool';
+import type { OperationOption } from '../node.type';
+
+/** Its entry in the Operation dropdown. */
+export const option: OperationOption = {
+	name: 'Get',
+	value: 'get',
+	action: 'Get a promo pool',
+	description: 'Get a pool with its counters and threshold. Scope: promo:read.',
+};
 
 export const description = updateDisplayOptions({ show: { resource: ['promoPool'], operation: ['get'] } }, [poolLocator]);
 

@@ -4,11 +4,20 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
 import { agentSelect, limitOf, returnAllOrLimit } from '../common.descriptions';
+import type { OperationOption } from '../node.type';
 
 const properties: INodeProperties[] = [
 	agentSelect({ description: 'Only this agent\'s pools; empty for all. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.' }),
 	...returnAllOrLimit,
 ];
+
+/** Its entry in the Operation dropdown. */
+export const option: OperationOption = {
+	name: 'Get Many',
+	value: 'getMany',
+	action: 'Get many promo pools',
+	description: 'List the company\'s promo pools. Scope: promo:read.',
+};
 
 export const description = updateDisplayOptions({ show: { resource: ['promoPool'], operation: ['getMany'] } }, properties);
 

@@ -4,6 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { invalidInput } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
 import { poolLocator, poolPath, resolvePoolId } from '../common/pool';
+import type { OperationOption } from '../node.type';
 
 const properties: INodeProperties[] = [
 	poolLocator,
@@ -25,6 +26,14 @@ const properties: INodeProperties[] = [
 		],
 	},
 ];
+
+/** Its entry in the Operation dropdown. */
+export const option: OperationOption = {
+	name: 'Update',
+	value: 'update',
+	action: 'Update a promo pool',
+	description: 'Change a pool\'s settings; only the fields set are sent. Scope: promo:write.',
+};
 
 export const description = updateDisplayOptions({ show: { resource: ['promoPool'], operation: ['update'] } }, properties);
 

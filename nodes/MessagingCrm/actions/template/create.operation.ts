@@ -4,6 +4,7 @@ import { jsonParse, updateDisplayOptions } from 'n8n-workflow';
 import { invalidInput, uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
 import { agentSelect } from '../common.descriptions';
+import type { OperationOption } from '../node.type';
 
 const properties: INodeProperties[] = [
 	agentSelect({ description: 'The agent with the business chat. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.' }),
@@ -82,6 +83,14 @@ const properties: INodeProperties[] = [
 		displayOptions: { show: { componentsInput: ['json'] } },
 	},
 ];
+
+/** Its entry in the Operation dropdown. */
+export const option: OperationOption = {
+	name: 'Create',
+	value: 'create',
+	action: 'Create a template',
+	description: 'Submit a business-chat template for moderation (it starts PENDING). Scope: templates:manage.',
+};
 
 export const description = updateDisplayOptions({ show: { resource: ['template'], operation: ['create'] } }, properties);
 

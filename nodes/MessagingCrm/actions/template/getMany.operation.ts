@@ -4,6 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
 import { agentSelect, limitOf, returnAllOrLimit } from '../common.descriptions';
+import type { OperationOption } from '../node.type';
 
 const properties: INodeProperties[] = [
 	agentSelect({ description: 'Only this agent\'s templates; empty for all. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.' }),
@@ -21,6 +22,14 @@ const properties: INodeProperties[] = [
 	},
 	...returnAllOrLimit,
 ];
+
+/** Its entry in the Operation dropdown. */
+export const option: OperationOption = {
+	name: 'Get Many',
+	value: 'getMany',
+	action: 'Get many templates',
+	description: 'List business-chat templates with their status. Scope: messages:template or agents:read.',
+};
 
 export const description = updateDisplayOptions({ show: { resource: ['template'], operation: ['getMany'] } }, properties);
 

@@ -3,6 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../transport/request';
 import { targetProperties, variablesPath } from './target';
+import type { OperationOption } from '../node.type';
 
 const properties: INodeProperties[] = [
 	...targetProperties,
@@ -17,6 +18,14 @@ const properties: INodeProperties[] = [
 		],
 	},
 ];
+
+/** Its entry in the Operation dropdown. */
+export const option: OperationOption = {
+	name: 'Get',
+	value: 'get',
+	action: 'Get variables',
+	description: 'Read every variable of a customer or a deal. Scope: customers:read.',
+};
 
 export const description = updateDisplayOptions({ show: { resource: ['variable'], operation: ['get'] } }, properties);
 

@@ -6,8 +6,17 @@ import { apiRequest } from '../../transport/request';
 import { chunkVariables, readVariables, variablesEditor } from '../common/variables';
 import { variablesItem } from './get.operation';
 import { targetProperties, variablesPath } from './target';
+import type { OperationOption } from '../node.type';
 
 const properties: INodeProperties[] = [...targetProperties, ...variablesEditor(false)];
+
+/** Its entry in the Operation dropdown. */
+export const option: OperationOption = {
+	name: 'Set',
+	value: 'set',
+	action: 'Set variables',
+	description: 'Write, append to, clear or delete variables of a customer or a deal. Scope: customers:write.',
+};
 
 export const description = updateDisplayOptions({ show: { resource: ['variable'], operation: ['set'] } }, properties);
 
