@@ -7,10 +7,10 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { pathSegment } from './helpers/url';
 import { isUuid } from './helpers/validate';
 import { getAgents, getPipelines, getPools, getStageCodeList } from './methods/loadOptions';
-import { apiRequest } from './transport/request';
+import { customerDeals, listPools } from './transport/endpoints';
+import type { RateLimitReading } from './transport/rateLimit';
 import type { Emitted, TriggerState } from './trigger/state';
 import { parseCustomerIds, planReads, pollDeals, pollPools, requestBudget } from './trigger/state';
 
@@ -65,30 +65,17 @@ function configKey(s: Settings): string {
 	return JSON.stringify([s.watch, s.events, s.agentId, s.poolIds, s.pipelineId, s.stageCodes]);
 }
 
-function rateLimitOf(headers: Record<string, unknown>): number | undefined {
-	const key = Object.keys(headers).find((k) => k.toLowerCase() === 'x-ratelimit-limit');
-	const value = key ? Number(headers[key]) : NaN;
-	return Number.isFinite(value) && value > 0 ? value : undefined;
-}
+/** The key's limit from an answer's rate-limit reading, when the API sent one. */
+const limitOf = (reading: RateLimitReading): number | undefined => (reading.limit && reading.limit > 0 ? reading.limit : undefined);
 
 async function readPools(ctx: IPollFunctions, s: Settings) {
-	const { body, headers } = await apiRequest<{ pools?: IDataObject[] }>(ctx, {
-		method: 'GET',
-		path: '/promo-pools',
-		query: { agent_id: s.agentId || undefined },
-		scope: 'promo:read',
-	});
-	const pools = (body.pools ?? []).filter((p) => s.poolIds.length === 0 || s.poolIds.includes(String(p.id)));
-	return { pools, rateLimit: rateLimitOf(headers) };
+	const { pools, rateLimit } = await listPools(ctx, { agentId: s.agentId });
+	return { pools: pools.filter((p) => s.poolIds.length === 0 || s.poolIds.includes(String(p.id))), rateLimit: limitOf(rateLimit) };
 }
 
 async function readDeals(ctx: IPollFunctions, customerId: string) {
-	const { body, headers } = await apiRequest<{ deals?: IDataObject[] }>(ctx, {
-		method: 'GET',
-		path: `/customers/${pathSegment(customerId)}/deals`,
-		scope: 'customers:read',
-	});
-	return { deals: body.deals ?? [], rateLimit: rateLimitOf(headers) };
+	const { deals, rateLimit } = await customerDeals(ctx, customerId);
+	return { deals, rateLimit: limitOf(rateLimit) };
 }
 
 function sample(event: string, data: IDataObject): INodeExecutionData[] {

@@ -1,4 +1,4 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { NodeContext } from './validate';
 
 import { invalidInput } from './validate';
 
@@ -17,7 +17,7 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** An optional string field, trimmed, '' meaning absent, checked against its length limit. */
 export function optionalText(
-	ctx: IExecuteFunctions,
+	ctx: NodeContext,
 	itemIndex: number,
 	field: string,
 	value: unknown,
@@ -41,7 +41,7 @@ export function optionalText(
 	return text;
 }
 
-export function optionalEmail(ctx: IExecuteFunctions, itemIndex: number, field: string, value: unknown): string | undefined {
+export function optionalEmail(ctx: NodeContext, itemIndex: number, field: string, value: unknown): string | undefined {
 	const email = optionalText(ctx, itemIndex, field, value);
 	if (email !== undefined && !EMAIL.test(email)) {
 		throw invalidInput(ctx.getNode(), itemIndex, field, `is not an email address: ${JSON.stringify(email.slice(0, 80))}`, 'Use the form name@example.com.');
@@ -49,7 +49,7 @@ export function optionalEmail(ctx: IExecuteFunctions, itemIndex: number, field: 
 	return email;
 }
 
-export function optionalPhone(ctx: IExecuteFunctions, itemIndex: number, field: string, value: unknown): string | undefined {
+export function optionalPhone(ctx: NodeContext, itemIndex: number, field: string, value: unknown): string | undefined {
 	const phone = optionalText(ctx, itemIndex, field, value, LIMITS.phone);
 	if (phone !== undefined && (phone.replace(/\D/g, '').length < 7 || !/^[+\d\s\-().]+$/.test(phone))) {
 		throw invalidInput(ctx.getNode(), itemIndex, field, `is not a phone number: ${JSON.stringify(phone)}`, 'Use international form, for example +15551234567.');

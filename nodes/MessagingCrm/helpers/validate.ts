@@ -3,6 +3,9 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { isDotSegment } from './url';
 
+/** What the input checks need of n8n's context: the node, to name it in errors. */
+export type NodeContext = Pick<IExecuteFunctions, 'getNode'>;
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function isUuid(value: unknown): value is string {

@@ -1,7 +1,7 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
-import { apiRequest } from '../transport/request';
-import { currentId, listAgents, listPipelines } from './loadOptions';
+import { listAgents, listPipelines, listPools } from '../transport/endpoints';
+import { currentId } from './loadOptions';
 
 function matches(text: string, filter?: string): boolean {
 	return !filter || text.toLowerCase().includes(filter.trim().toLowerCase());
@@ -24,7 +24,7 @@ export async function searchPipelines(
 	this: ILoadOptionsFunctions,
 	filter?: string,
 ): Promise<INodeListSearchResult> {
-	const pipelines = await listPipelines(this, currentId(this, 'agentId'));
+	const pipelines = await listPipelines(this, { agentId: currentId(this, 'agentId') });
 	return {
 		results: pipelines
 			.filter((p) => matches(`${p.name} ${p.id}`, filter))
@@ -34,15 +34,12 @@ export async function searchPipelines(
 }
 
 export async function searchPools(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
-	const { body } = await apiRequest<{ pools?: Array<{ id: string; title: string; remaining: number; total: number; is_enabled: boolean }> }>(this, {
-		method: 'GET',
-		path: '/promo-pools',
-		scope: 'promo:read',
-	});
+	const { pools } = await listPools(this);
 	return {
-		results: (body.pools ?? [])
+		results: pools
+			.map((p) => ({ id: String(p.id), title: String(p.title), counts: `${String(p.remaining)}/${String(p.total)}${p.is_enabled ? '' : ', disabled'}` }))
 			.filter((p) => matches(`${p.title} ${p.id}`, filter))
 			.sort((a, b) => a.title.localeCompare(b.title))
-			.map((p) => ({ name: `${p.title} (${p.remaining}/${p.total}${p.is_enabled ? '' : ', disabled'})`, value: p.id })),
+			.map((p) => ({ name: `${p.title} (${p.counts})`, value: p.id })),
 	};
 }

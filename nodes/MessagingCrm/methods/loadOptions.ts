@@ -1,10 +1,11 @@
-import type { IDataObject, ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
+import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 
+import { lookupQuery } from '../actions/common/customer';
 import { MESSENGER_TYPE_OPTIONS } from '../actions/common/messengers';
-
-import type { Agent, Pipeline } from '../helpers/types';
-import { pathSegment } from '../helpers/url';
+import type { Agent } from '../helpers/types';
 import { isUuid } from '../helpers/validate';
+import type { LookupQuery } from '../transport/endpoints';
+import { customerMessengers, listAgents, listPipelines, listPools, lookupCustomer } from '../transport/endpoints';
 import { apiRequest } from '../transport/request';
 
 function byName(a: INodePropertyOptions, b: INodePropertyOptions): number {
@@ -26,21 +27,6 @@ export function currentId(ctx: ILoadOptionsFunctions, name: string): string | un
 	return isUuid(value) ? value : undefined;
 }
 
-export async function listAgents(ctx: ILoadOptionsFunctions): Promise<Agent[]> {
-	const { body } = await apiRequest<Agent[]>(ctx, { method: 'GET', path: '/agents', scope: 'agents:read' });
-	return Array.isArray(body) ? body : [];
-}
-
-export async function listPipelines(ctx: ILoadOptionsFunctions, agentId?: string): Promise<Pipeline[]> {
-	const { body } = await apiRequest<Pipeline[]>(ctx, {
-		method: 'GET',
-		path: '/pipelines',
-		query: { agent_id: agentId },
-		scope: 'pipelines:read',
-	});
-	return Array.isArray(body) ? body : [];
-}
-
 export function agentOption(agent: Agent): INodePropertyOptions {
 	const messengers = agent.messengers?.length ? agent.messengers.join(', ') : 'no messengers';
 	return {
@@ -56,7 +42,7 @@ export async function getAgents(this: ILoadOptionsFunctions): Promise<INodePrope
 
 /** Pipelines, limited to the agent picked in the same node when there is one. */
 export async function getPipelines(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	const pipelines = await listPipelines(this, currentId(this, 'agentId'));
+	const pipelines = await listPipelines(this, { agentId: currentId(this, 'agentId') });
 	return withNotSet(
 		pipelines
 			.map((p) => ({
@@ -120,31 +106,26 @@ export async function getCustomerMessengers(this: ILoadOptionsFunctions): Promis
 	if (!value || value.startsWith('=')) return MESSENGER_TYPE_OPTIONS;
 	let customerId: string | undefined = locator.mode === 'id' && isUuid(value) ? value : undefined;
 	if (!customerId && locator.mode !== 'id') {
-		const query: IDataObject =
-			locator.mode === 'phone' ? { phone: value } : locator.mode === 'email' ? { email: value } : { messenger_type: value.split(':')[0], messenger_id: value.split(':').slice(1).join(':') };
-		const { status, body } = await apiRequest<{ id?: string }>(this, { method: 'GET', path: '/customers/lookup', query, scope: 'customers:read', acceptStatus: [404, 422] });
-		if (status < 400 && body.id) customerId = body.id;
+		// The same rules as the operation's own lookup; a value it would refuse offers every type.
+		let query: LookupQuery;
+		try {
+			query = lookupQuery(this, 0, String(locator.mode), value);
+		} catch {
+			return MESSENGER_TYPE_OPTIONS;
+		}
+		const customer = await lookupCustomer(this, query);
+		if (typeof customer?.id === 'string') customerId = customer.id;
 	}
 	if (!customerId) return MESSENGER_TYPE_OPTIONS;
-	const { body } = await apiRequest<{ messengers?: Array<{ type: string; id: string; can_send_freeform?: boolean }> }>(this, {
-		method: 'GET',
-		path: `/customers/${pathSegment(customerId)}/messengers`,
-		scope: 'customers:read',
-	});
-	return (body.messengers ?? []).map((m) => ({
-		name: m.type,
-		value: m.type,
+	return (await customerMessengers(this, customerId)).map((m) => ({
+		name: String(m.type),
+		value: String(m.type),
 		description: `ID ${m.id}${m.can_send_freeform === false ? ' · window closed: templates only' : ''}`,
 	}));
 }
 
 /** Promo pools as "title (remaining/total)", of the agent picked in the node when there is one. */
 export async function getPools(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	const { body } = await apiRequest<{ pools?: Array<{ id: string; title: string; remaining: number; total: number }> }>(this, {
-		method: 'GET',
-		path: '/promo-pools',
-		query: { agent_id: currentId(this, 'agentId') },
-		scope: 'promo:read',
-	});
-	return (body.pools ?? []).map((p) => ({ name: `${p.title} (${p.remaining}/${p.total})`, value: p.id })).sort(byName);
+	const { pools } = await listPools(this, { agentId: currentId(this, 'agentId') });
+	return pools.map((p) => ({ name: `${String(p.title)} (${String(p.remaining)}/${String(p.total)})`, value: String(p.id) })).sort(byName);
 }

@@ -16,7 +16,8 @@ const EPOCH_SECONDS_THRESHOLD = 1_000_000_000;
 /** Margin added after a reset before sending again, so that a rounded reset is not hit early. */
 export const RESET_MARGIN_MS = 25;
 
-function headerValue(headers: Record<string, unknown>, name: string): string | undefined {
+/** A header by name, whatever its case; the first of repeated values, trimmed. */
+export function headerValue(headers: Record<string, unknown>, name: string): string | undefined {
 	const key = Object.keys(headers).find((k) => k.toLowerCase() === name);
 	const raw = key === undefined ? undefined : headers[key];
 	const value = Array.isArray(raw) ? raw[0] : raw;

@@ -20,7 +20,8 @@ import {
 	RETRYABLE_NETWORK_CODES,
 	toNodeApiError,
 } from './errors';
-import { backoffMs, Pacer, parseRateLimitHeaders, parseRetryAfter } from './rateLimit';
+import type { RateLimitReading } from './rateLimit';
+import { backoffMs, headerValue, Pacer, parseRateLimitHeaders, parseRetryAfter } from './rateLimit';
 import type { Redactor } from './redact';
 import { redactor } from './redact';
 
@@ -52,6 +53,8 @@ export interface ApiResponse<T = unknown> {
 	status: number;
 	body: T;
 	headers: Record<string, unknown>;
+	/** The rate-limit headers of this answer, parsed: nothing else reads them. */
+	rateLimit: RateLimitReading;
 	/** HTTP requests spent, retries included. */
 	attempts: number;
 }
@@ -155,7 +158,7 @@ function isSafeToRepeat(request: ApiRequest): boolean {
 /** The JSON body of a successful answer; a JSON answer that does not parse is not usable. */
 function parseBody(body: unknown, headers: Record<string, unknown>): { ok: true; value: unknown } | { ok: false } {
 	if (typeof body !== 'string') return { ok: true, value: body };
-	const type = Object.entries(headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1];
+	const type = headerValue(headers, 'content-type');
 	if (body.trim() === '') return { ok: true, value: {} };
 	if (typeof type === 'string' && !type.includes('json')) return { ok: true, value: body };
 	try {
@@ -212,8 +215,8 @@ export async function apiRequest<T = unknown>(
 	if (Object.keys(headers).length) options.headers = headers;
 
 	const safe = isSafeToRepeat(request);
+	const retries = retryBudget(TRANSPORT_DEFAULTS.maxRetries, TRANSPORT_DEFAULTS.backoffBaseMs);
 	let attempts = 0;
-	let retries = 0;
 	let rateWaits = 0;
 	for (;;) {
 		const wait = pacer.reserve(Date.now());
@@ -224,61 +227,59 @@ export async function apiRequest<T = unknown>(
 		attempts++;
 		let response: { statusCode: number; body: unknown; headers: Record<string, unknown> };
 		try {
-			response = (await ctx.helpers.httpRequestWithAuthentication.call(
-				ctx,
-				CREDENTIAL_TYPE,
-				options,
-			)) as typeof response;
+			response = (await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_TYPE, options)) as typeof response;
 		} catch (error) {
 			pacer.release();
 			const code = networkCode(error);
 			if (code === undefined && error instanceof NodeOperationError) {
 				throw new NodeOperationError(ctx.getNode(), error, { itemIndex: request.itemIndex });
 			}
-			const failure = failureFromNetwork(code ?? 'EUNKNOWN', TRANSPORT_DEFAULTS.timeoutMs);
-			if (code && RETRYABLE_NETWORK_CODES.has(code) && safe && retries < TRANSPORT_DEFAULTS.maxRetries) {
-				retries++;
-				await sleep(backoffMs(retries, Math.random(), TRANSPORT_DEFAULTS.backoffBaseMs));
-				continue;
-			}
-			throw toNodeApiError(ctx.getNode(), failure, request.scope, request.itemIndex);
+			if (code && RETRYABLE_NETWORK_CODES.has(code) && safe && (await retries.next())) continue;
+			throw toNodeApiError(ctx.getNode(), failureFromNetwork(code ?? 'EUNKNOWN', TRANSPORT_DEFAULTS.timeoutMs), request.scope, request.itemIndex);
 		}
 
 		const now = Date.now();
 		const headers = response.headers ?? {};
-		pacer.observe(parseRateLimitHeaders(headers, now));
+		const rateLimit = parseRateLimitHeaders(headers, now);
+		pacer.observe(rateLimit);
 		const status = response.statusCode;
 		if (status < 400 || request.acceptStatus?.includes(status)) {
 			const parsed = parseBody(response.body, headers);
-			if (parsed.ok) return { status, body: cleanBody(parsed.value, redact, status >= 400) as T, headers: cleanHeaders(headers, redact), attempts };
+			if (parsed.ok) return { status, body: cleanBody(parsed.value, redact, status >= 400) as T, headers: cleanHeaders(headers, redact), rateLimit, attempts };
 			// A success whose body cannot be read: like a lost answer, retried only when safe to repeat.
-			if (safe && retries < TRANSPORT_DEFAULTS.maxRetries) {
-				retries++;
-				await sleep(backoffMs(retries, Math.random(), TRANSPORT_DEFAULTS.backoffBaseMs));
-				continue;
-			}
+			if (safe && (await retries.next())) continue;
 			throw toNodeApiError(ctx.getNode(), failureFromNetwork('ERR_BAD_RESPONSE', TRANSPORT_DEFAULTS.timeoutMs), request.scope, request.itemIndex);
 		}
 
 		if (status === 429 && rateWaits < TRANSPORT_DEFAULTS.maxRateLimitWaits) {
 			// A 429 is refused before anything happens, so any request may be repeated.
 			rateWaits++;
-			const reading = parseRateLimitHeaders(headers, now);
 			const waitMs =
 				parseRetryAfter(headers, now) ??
-				(reading.resetAt !== undefined ? reading.resetAt - now : undefined) ??
+				(rateLimit.resetAt !== undefined ? rateLimit.resetAt - now : undefined) ??
 				backoffMs(rateWaits, Math.random(), 1000);
 			pacer.blockUntil(now + Math.max(0, waitMs));
 			continue;
 		}
 		const failure = failureFromResponse(status, response.body, redact);
-		const retryable =
-			(RETRYABLE_STATUS.has(status) && safe) || (request.retryWhen?.(failure) ?? false);
-		if (retryable && retries < TRANSPORT_DEFAULTS.maxRetries) {
-			retries++;
-			await sleep(backoffMs(retries, Math.random(), TRANSPORT_DEFAULTS.backoffBaseMs));
-			continue;
-		}
+		const retryable = (RETRYABLE_STATUS.has(status) && safe) || (request.retryWhen?.(failure) ?? false);
+		if (retryable && (await retries.next())) continue;
 		throw toNodeApiError(ctx.getNode(), failure, request.scope, request.itemIndex);
 	}
+}
+
+/**
+ * The retries of one request after a 5xx, a timeout, a reset or an unreadable answer: `next`
+ * waits the backoff and says whether another try is allowed.
+ */
+function retryBudget(max: number, baseMs: number): { next(): Promise<boolean> } {
+	let used = 0;
+	return {
+		async next() {
+			if (used >= max) return false;
+			used++;
+			await sleep(backoffMs(used, Math.random(), baseMs));
+			return true;
+		},
+	};
 }

@@ -1,8 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { Agent } from '../../helpers/types';
-import { apiRequest } from '../../transport/request';
+import { listAgents } from '../../transport/endpoints';
 import { limitOf, returnAllOrLimit } from '../common.descriptions';
 import type { OperationOption } from '../node.type';
 
@@ -53,13 +52,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		activeOnly?: boolean;
 		messenger?: string;
 	};
-	const { body } = await apiRequest<Agent[]>(this, {
-		method: 'GET',
-		path: '/agents',
-		scope: 'agents:read',
-		itemIndex,
-	});
-	let agents = Array.isArray(body) ? body : [];
+	let agents = await listAgents(this, itemIndex);
 	if (filters.activeOnly) agents = agents.filter((a) => a.is_active);
 	const messenger = filters.messenger?.trim().toLowerCase();
 	if (messenger) agents = agents.filter((a) => (a.messengers ?? []).some((m) => m.toLowerCase() === messenger));

@@ -1,10 +1,11 @@
-import type { IDataObject, IExecuteFunctions, INodeParameterResourceLocator, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeParameterResourceLocator, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { optionalEmail, optionalPhone } from '../../helpers/bounds';
-import { pathSegment } from '../../helpers/url';
+import type { NodeContext } from '../../helpers/validate';
 import { invalidInput, isUuid } from '../../helpers/validate';
-import { apiRequest } from '../../transport/request';
+import type { LookupQuery } from '../../transport/endpoints';
+import { lookupCustomer } from '../../transport/endpoints';
 
 const UUID_REGEX = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
@@ -36,10 +37,8 @@ export const customerLocator: INodeProperties = {
 	],
 };
 
-export type LookupQuery = { messenger_type: string; messenger_id: string } | { phone: string } | { email: string };
-
 /** Builds the lookup query for a locator mode, checking the value before any request. */
-export function lookupQuery(ctx: IExecuteFunctions, itemIndex: number, mode: string, value: unknown, field = 'Customer'): LookupQuery {
+export function lookupQuery(ctx: NodeContext, itemIndex: number, mode: string, value: unknown, field = 'Customer'): LookupQuery {
 	if (mode === 'phone') {
 		const phone = optionalPhone(ctx, itemIndex, field, value);
 		if (!phone) throw invalidInput(ctx.getNode(), itemIndex, field, 'has no phone number', 'Enter or map a phone number such as +15551234567.');
@@ -67,19 +66,6 @@ function describeQuery(query: LookupQuery): string {
 	return `${query.messenger_type} ID ${query.messenger_id}`;
 }
 
-/** GET /customers/lookup; null when nobody matches (the API answers 404). */
-export async function lookupCustomer(ctx: IExecuteFunctions, itemIndex: number, query: LookupQuery): Promise<IDataObject | null> {
-	const { status, body } = await apiRequest<IDataObject>(ctx, {
-		method: 'GET',
-		path: '/customers/lookup',
-		query: query as unknown as IDataObject,
-		scope: 'customers:read',
-		acceptStatus: [404],
-		itemIndex,
-	});
-	return status === 404 ? null : body;
-}
-
 /** A customer locator checked locally: an ID, or the lookup that will find it. */
 export type CustomerRef = { id: string } | { query: LookupQuery };
 
@@ -105,7 +91,7 @@ export async function resolveCustomerId(ctx: IExecuteFunctions, itemIndex: numbe
 export async function resolveRef(ctx: IExecuteFunctions, itemIndex: number, ref: CustomerRef): Promise<string> {
 	if ('id' in ref) return ref.id;
 	const { query } = ref;
-	const customer = await lookupCustomer(ctx, itemIndex, query);
+	const customer = await lookupCustomer(ctx, query, itemIndex);
 	if (!customer || typeof customer.id !== 'string') {
 		throw new NodeOperationError(ctx.getNode(), `Item ${itemIndex + 1}: no customer with ${describeQuery(query)}`, {
 			itemIndex,
@@ -113,8 +99,4 @@ export async function resolveRef(ctx: IExecuteFunctions, itemIndex: number, ref:
 		});
 	}
 	return customer.id;
-}
-
-export function customerPath(id: string, suffix = ''): string {
-	return `/customers/${pathSegment(id)}${suffix}`;
 }

@@ -1,11 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { pathSegment } from '../../helpers/url';
 import { uuidParam } from '../../helpers/validate';
-import { apiRequest } from '../../transport/request';
+import { customerDeals, isClosed } from '../../transport/endpoints';
 import { pipelineSelect } from '../common.descriptions';
-import { customerLocator, customerPath, resolveCustomerId } from './customer';
+import { customerLocator, resolveCustomerId } from './customer';
 
 /**
  * Which deal: by ID, or the active deal of a customer in a pipeline (the API has one active deal
@@ -40,14 +39,8 @@ export async function resolveDealId(ctx: IExecuteFunctions, itemIndex: number): 
 	if (by === 'id') return uuidParam(ctx, ctx.getNodeParameter('dealId', itemIndex, ''), itemIndex, 'Deal ID', true) as string;
 	const pipelineId = uuidParam(ctx, ctx.getNodeParameter('pipelineId', itemIndex, ''), itemIndex, 'Pipeline', true) as string;
 	const customerId = await resolveCustomerId(ctx, itemIndex);
-	const { body } = await apiRequest<{ deals?: IDataObject[] }>(ctx, {
-		method: 'GET',
-		path: customerPath(customerId, '/deals'),
-		query: { pipeline_id: pipelineId },
-		scope: 'customers:read',
-		itemIndex,
-	});
-	const active = (body.deals ?? []).find((d) => d.status !== 'won' && d.status !== 'lost');
+	const { deals } = await customerDeals(ctx, customerId, { pipelineId, itemIndex });
+	const active = deals.find((d) => !isClosed(d));
 	if (!active || typeof active.id !== 'string') {
 		throw new NodeOperationError(ctx.getNode(), `Item ${itemIndex + 1}: the customer has no active deal in pipeline ${pipelineId}`, {
 			itemIndex,
@@ -55,8 +48,4 @@ export async function resolveDealId(ctx: IExecuteFunctions, itemIndex: number): 
 		});
 	}
 	return active.id;
-}
-
-export function dealPath(id: string, suffix = ''): string {
-	return `/deals/${pathSegment(id)}${suffix}`;
 }

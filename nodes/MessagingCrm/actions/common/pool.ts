@@ -1,6 +1,5 @@
 import type { IExecuteFunctions, INodeParameterResourceLocator, INodeProperties } from 'n8n-workflow';
 
-import { pathSegment } from '../../helpers/url';
 import { uuidParam } from '../../helpers/validate';
 
 const UUID_REGEX = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
@@ -34,8 +33,4 @@ export function resolvePoolId(ctx: IExecuteFunctions, itemIndex: number): string
 	const locator = ctx.getNodeParameter('poolId', itemIndex) as INodeParameterResourceLocator | string;
 	const value = typeof locator === 'object' && locator !== null ? locator.value : locator;
 	return uuidParam(ctx, value, itemIndex, 'Promo Pool', true) as string;
-}
-
-export function poolPath(id: string, suffix = ''): string {
-	return `/promo-pools/${pathSegment(id)}${suffix}`;
 }

@@ -4,7 +4,6 @@ import { jsonParse } from 'n8n-workflow';
 import { invalidInput } from '../../helpers/validate';
 
 export const VARIABLE_TYPES = ['text', 'select', 'number', 'date', 'datetime', 'time', 'phone', 'email'];
-export const MAX_VARIABLES_PER_CALL = 50;
 
 /**
  * The variables editor: rows of name, value, optional type and list mode, or a JSON object for
@@ -177,12 +176,9 @@ export function readVariables(ctx: IExecuteFunctions, itemIndex: number): IDataO
 	return out;
 }
 
-/** Splits a variables map into requests of at most 50, in order. */
-export function chunkVariables(variables: IDataObject): IDataObject[] {
-	const entries = Object.entries(variables);
-	const chunks: IDataObject[] = [];
-	for (let i = 0; i < entries.length; i += MAX_VARIABLES_PER_CALL) {
-		chunks.push(Object.fromEntries(entries.slice(i, i + MAX_VARIABLES_PER_CALL)));
-	}
-	return chunks;
+/** The API's variable list as one item: name to value (lists as arrays), with the full list kept. */
+export function variablesItem(owner: Record<string, string>, variables: IDataObject[]): IDataObject {
+	const values: IDataObject = {};
+	for (const v of variables) values[String(v.name)] = (v.is_list ? v.value_list : v.value) as IDataObject[keyof IDataObject];
+	return { ...owner, values, variables };
 }

@@ -4,8 +4,9 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
 import { agentSelect } from '../common.descriptions';
-import { customerLocator, customerPath, resolveCustomerId } from '../common/customer';
+import { customerLocator, resolveCustomerId } from '../common/customer';
 import type { OperationOption } from '../node.type';
+import { paths } from '../../transport/endpoints';
 
 const properties: INodeProperties[] = [
 	customerLocator,
@@ -30,7 +31,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const customerId = await resolveCustomerId(this, itemIndex);
 	const { status, body } = await apiRequest<IDataObject>(this, {
 		method: 'POST',
-		path: customerPath(customerId, '/conversations'),
+		path: paths.customer(customerId, '/conversations'),
 		body: { agent_id: agentId ?? null },
 		// Idempotent by construction: an open dialog for the pair is returned untouched.
 		idempotent: true,

@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { MESSENGER_TYPE_OPTIONS } from '../common/messengers';
-import { lookupCustomer, lookupQuery } from '../common/customer';
+import { lookupCustomer } from '../../transport/endpoints';
+import { lookupQuery } from '../common/customer';
 import type { OperationOption } from '../node.type';
 
 const properties: INodeProperties[] = [
@@ -60,7 +61,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			: this.getNodeParameter(by, itemIndex, '');
 	const label = by === 'phone' ? 'Phone' : by === 'email' ? 'Email' : 'ID in the Messenger';
 	const query = lookupQuery(this, itemIndex, by, value, label);
-	const customer = await lookupCustomer(this, itemIndex, query);
+	const customer = await lookupCustomer(this, query, itemIndex);
 	if (customer) return [customer];
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	if (options.failIfNotFound) {

@@ -2,8 +2,9 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../transport/request';
-import { customerLocator, customerPath, resolveCustomerId } from '../common/customer';
+import { customerLocator, resolveCustomerId } from '../common/customer';
 import type { OperationOption } from '../node.type';
+import { paths } from '../../transport/endpoints';
 
 /** Its entry in the Operation dropdown. */
 export const option: OperationOption = {
@@ -20,6 +21,6 @@ export const concurrency = 8;
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const id = await resolveCustomerId(this, itemIndex);
-	const { body } = await apiRequest<IDataObject>(this, { method: 'GET', path: customerPath(id), scope: 'customers:read', itemIndex });
+	const { body } = await apiRequest<IDataObject>(this, { method: 'GET', path: paths.customer(id), scope: 'customers:read', itemIndex });
 	return [body];
 }

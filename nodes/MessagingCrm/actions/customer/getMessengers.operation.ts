@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { apiRequest } from '../../transport/request';
-import { customerLocator, customerPath, resolveCustomerId } from '../common/customer';
+import { customerLocator, resolveCustomerId } from '../common/customer';
 import type { OperationOption } from '../node.type';
+import { customerMessengers } from '../../transport/endpoints';
 
 const properties: INodeProperties[] = [
 	customerLocator,
@@ -34,13 +34,7 @@ export const concurrency = 8;
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const id = await resolveCustomerId(this, itemIndex);
-	const { body } = await apiRequest<{ messengers?: IDataObject[] }>(this, {
-		method: 'GET',
-		path: customerPath(id, '/messengers'),
-		scope: 'customers:read',
-		itemIndex,
-	});
-	const messengers = body.messengers ?? [];
+	const messengers = await customerMessengers(this, id, itemIndex);
 	if (this.getNodeParameter('output', itemIndex, 'each') === 'all') return [{ customer_id: id, messengers }];
 	return messengers.map((m) => ({ customer_id: id, ...m }));
 }

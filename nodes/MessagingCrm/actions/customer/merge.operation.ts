@@ -4,8 +4,9 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { LIMITS, optionalText } from '../../helpers/bounds';
 import { invalidInput, uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
-import { customerLocator, customerPath, customerRef, resolveRef } from '../common/customer';
+import { customerLocator, customerRef, resolveRef } from '../common/customer';
 import type { OperationOption } from '../node.type';
+import { paths } from '../../transport/endpoints';
 
 const properties: INodeProperties[] = [
 	{ ...customerLocator, displayName: 'Winner (Card That Stays)' },
@@ -83,7 +84,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	}
 	const { body: report } = await apiRequest<IDataObject>(this, {
 		method: 'POST',
-		path: customerPath(winnerId, '/merge'),
+		path: paths.customer(winnerId, '/merge'),
 		body,
 		// Repeating a merge is safe: an already merged donor answers already_merged and moves nothing.
 		idempotent: true,

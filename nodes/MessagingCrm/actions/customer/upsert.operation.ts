@@ -5,11 +5,12 @@ import { LIMITS, optionalEmail, optionalPhone, optionalText } from '../../helper
 import { invalidInput, uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
 import { agentSelect, pipelineSelect, stageCodeSelect } from '../common.descriptions';
-import { customerPath } from '../common/customer';
+
 import { idempotencyKey, idempotencyKeyOption } from '../common/idempotency';
 import { MESSENGER_TYPE_OPTIONS } from '../common/messengers';
-import { chunkVariables, readVariables, variablesEditor } from '../common/variables';
+import { readVariables, variablesEditor } from '../common/variables';
 import type { OperationOption } from '../node.type';
+import { chunkVariables, patchVariables, paths } from '../../transport/endpoints';
 
 const properties: INodeProperties[] = [
 	{
@@ -197,16 +198,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		itemIndex,
 	});
 	// Variables beyond the first 50 follow in PATCH calls of at most 50, in order.
-	for (const chunk of chunks.slice(1)) {
-		await apiRequest(this, {
-			method: 'PATCH',
-			path: customerPath(String(customer.id), '/variables'),
-			body: { variables: chunk },
-			idempotent: true,
-			scope: 'customers:write',
-			itemIndex,
-		});
-	}
+	await patchVariables(this, paths.customer(String(customer.id), '/variables'), chunks.slice(1), itemIndex);
 	if (chunks.length > 1) customer.variables_written = Object.keys(variables ?? {}).length;
 	return [customer];
 }

@@ -4,8 +4,9 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { LIMITS, optionalText } from '../../helpers/bounds';
 import { invalidInput } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
-import { dealPath, dealSelector, resolveDealId } from '../common/deal';
+import { dealSelector, resolveDealId } from '../common/deal';
 import type { OperationOption } from '../node.type';
+import { paths } from '../../transport/endpoints';
 
 const properties: INodeProperties[] = [
 	...dealSelector,
@@ -43,7 +44,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const dealId = await resolveDealId(this, itemIndex);
 	const { body: deal } = await apiRequest<IDataObject>(this, {
 		method: 'POST',
-		path: dealPath(dealId, '/close'),
+		path: paths.deal(dealId, '/close'),
 		body,
 		scope: 'customers:write',
 		itemIndex,

@@ -5,8 +5,9 @@ import { LIMITS, optionalText } from '../../helpers/bounds';
 import { uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
 import { agentSelect, pipelineSelect, stageCodeSelect } from '../common.descriptions';
-import { customerLocator, customerPath, resolveCustomerId } from '../common/customer';
+import { customerLocator, resolveCustomerId } from '../common/customer';
 import type { OperationOption } from '../node.type';
+import { paths } from '../../transport/endpoints';
 
 const properties: INodeProperties[] = [
 	customerLocator,
@@ -36,7 +37,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const customerId = await resolveCustomerId(this, itemIndex);
 	const { body: deal } = await apiRequest<IDataObject>(this, {
 		method: 'POST',
-		path: customerPath(customerId, '/deals'),
+		path: paths.customer(customerId, '/deals'),
 		body,
 		scope: 'customers:write',
 		itemIndex,

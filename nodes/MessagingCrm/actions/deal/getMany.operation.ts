@@ -2,10 +2,10 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { uuidParam } from '../../helpers/validate';
-import { apiRequest } from '../../transport/request';
 import { limitOf, pipelineSelect, returnAllOrLimit } from '../common.descriptions';
-import { customerLocator, customerPath, resolveCustomerId } from '../common/customer';
+import { customerLocator, resolveCustomerId } from '../common/customer';
 import type { OperationOption } from '../node.type';
+import { customerDeals, isClosed } from '../../transport/endpoints';
 
 const properties: INodeProperties[] = [
 	customerLocator,
@@ -41,14 +41,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const pipelineId = uuidParam(this, this.getNodeParameter('pipelineId', itemIndex, ''), itemIndex, 'Pipeline', false);
 	const status = this.getNodeParameter('status', itemIndex, 'all') as string;
 	const customerId = await resolveCustomerId(this, itemIndex);
-	const { body } = await apiRequest<{ deals?: IDataObject[] }>(this, {
-		method: 'GET',
-		path: customerPath(customerId, '/deals'),
-		query: { pipeline_id: pipelineId },
-		scope: 'customers:read',
-		itemIndex,
-	});
-	const closed = (d: IDataObject) => d.status === 'won' || d.status === 'lost';
-	const deals = (body.deals ?? []).filter((d) => (status === 'all' ? true : status === 'open' ? !closed(d) : d.status === status));
+	const { deals: all } = await customerDeals(this, customerId, { pipelineId, itemIndex });
+	const deals = all.filter((d) => (status === 'all' ? true : status === 'open' ? !isClosed(d) : d.status === status));
 	return deals.slice(0, limit).map((d) => ({ customer_id: customerId, ...d }));
 }

@@ -5,8 +5,9 @@ import { LIMITS, optionalText } from '../../helpers/bounds';
 import { invalidInput, uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
 import { pipelineSelect, stageCodeSelect } from '../common.descriptions';
-import { customerLocator, customerPath, resolveCustomerId } from '../common/customer';
+import { customerLocator, resolveCustomerId } from '../common/customer';
 import type { OperationOption } from '../node.type';
+import { paths } from '../../transport/endpoints';
 
 const properties: INodeProperties[] = [
 	customerLocator,
@@ -57,7 +58,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const customerId = await resolveCustomerId(this, itemIndex);
 	const { body: moved } = await apiRequest<IDataObject>(this, {
 		method: 'POST',
-		path: customerPath(customerId, '/stage'),
+		path: paths.customer(customerId, '/stage'),
 		body,
 		// Moving to the same stage again leaves the deal where the first try put it.
 		idempotent: true,

@@ -5,10 +5,11 @@ import { invalidInput, uuidParam } from '../../helpers/validate';
 import type { ApiFailure } from '../../transport/errors';
 import { apiRequest } from '../../transport/request';
 import { agentSelect } from '../common.descriptions';
-import { customerLocator, customerPath, resolveCustomerId } from '../common/customer';
+import { customerLocator, resolveCustomerId } from '../common/customer';
 import { idempotencyKey, idempotencyKeyOption } from '../common/idempotency';
 import { readTemplate, templateFields } from '../common/template';
 import type { OperationOption } from '../node.type';
+import { customerMessengers, paths } from '../../transport/endpoints';
 
 const MARKDOWN_HINT =
 	'Markdown, written once for every messenger. Parsed: **bold**, *italic*, ***bold italic***, ~~strikethrough~~, `inline code`, [label](https://example.com). Delivered literally: _underscore emphasis_, bullet lists, tables, > quotes, # headings. A marker must touch the text: "** bold**" is not bold.';
@@ -96,13 +97,7 @@ export function retryableSendFailure(failure: ApiFailure): boolean {
 }
 
 async function checkWindow(ctx: IExecuteFunctions, itemIndex: number, customerId: string, messengerType: string): Promise<void> {
-	const { body } = await apiRequest<{ messengers?: IDataObject[] }>(ctx, {
-		method: 'GET',
-		path: customerPath(customerId, '/messengers'),
-		scope: 'customers:read',
-		itemIndex,
-	});
-	const entry = (body.messengers ?? []).find((m) => m.type === messengerType);
+	const entry = (await customerMessengers(ctx, customerId, itemIndex)).find((m) => m.type === messengerType);
 	if (entry && entry.can_send_freeform === false) {
 		const closed = entry.window_expires_at ? `closed at ${String(entry.window_expires_at)}` : 'not open (the customer has not written yet)';
 		throw new NodeOperationError(ctx.getNode(), `Item ${itemIndex + 1}: the 24-hour window on ${messengerType} is ${closed}; use a template`, {
@@ -150,7 +145,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (options.checkWindow === true && content === 'text') await checkWindow(this, itemIndex, customerId, messengerType);
 	const { body: sent } = await apiRequest<IDataObject>(this, {
 		method: 'POST',
-		path: customerPath(customerId, '/messages'),
+		path: paths.customer(customerId, '/messages'),
 		body,
 		idempotencyKey: key,
 		retryWhen: retryableSendFailure,

@@ -1,9 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { Pipeline } from '../../helpers/types';
 import { uuidParam } from '../../helpers/validate';
-import { apiRequest } from '../../transport/request';
+import { listPipelines } from '../../transport/endpoints';
 import { agentSelect, limitOf, returnAllOrLimit } from '../common.descriptions';
 import type { OperationOption } from '../node.type';
 
@@ -47,14 +46,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const limit = limitOf(this, itemIndex);
 	const agentId = uuidParam(this, this.getNodeParameter('agentId', itemIndex, ''), itemIndex, 'Agent', false);
 	const output = this.getNodeParameter('output', itemIndex, 'pipelines') as string;
-	const { body } = await apiRequest<Pipeline[]>(this, {
-		method: 'GET',
-		path: '/pipelines',
-		query: { agent_id: agentId },
-		scope: 'pipelines:read',
-		itemIndex,
-	});
-	const pipelines = Array.isArray(body) ? body : [];
+	const pipelines = await listPipelines(this, { agentId, itemIndex });
 	if (output === 'stages') {
 		const stages = pipelines.flatMap((p) =>
 			(p.stages ?? []).map((s) => ({

@@ -4,8 +4,9 @@ import { chunk, dedupe, MAX_CODES_PER_UPLOAD } from '../../helpers/codes';
 import { invalidInput } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
 import { codesOfItem } from '../common/codesInput';
-import { poolPath, resolvePoolId } from '../common/pool';
+import { resolvePoolId } from '../common/pool';
 import type { Grouping } from '../node.type';
+import { paths } from '../../transport/endpoints';
 
 export type BulkKind = 'upload' | 'revoke';
 
@@ -29,7 +30,7 @@ export async function sendCodes(ctx: IExecuteFunctions, itemIndex: number, poolI
 	for (const part of chunk(unique, MAX_CODES_PER_UPLOAD)) {
 		const { body } = await apiRequest<IDataObject>(ctx, {
 			method: 'POST',
-			path: poolPath(poolId, kind === 'upload' ? '/codes' : '/codes/revoke'),
+			path: paths.pool(poolId, kind === 'upload' ? '/codes' : '/codes/revoke'),
 			body: { codes: part },
 			// Both are safe to repeat: a repeated upload accepts 0, a repeated revoke counts already_revoked.
 			idempotent: true,

@@ -2,8 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { LIMITS, optionalText } from '../../helpers/bounds';
-import { pathSegment } from '../../helpers/url';
 import { invalidInput, segmentParam } from '../../helpers/validate';
+import { paths } from '../../transport/endpoints';
 import { apiRequest } from '../../transport/request';
 import type { OperationOption } from '../node.type';
 
@@ -39,7 +39,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (!code) throw invalidInput(this.getNode(), itemIndex, 'Code', 'is empty', 'Enter or map the promo code.');
 	const { status, body } = await apiRequest<IDataObject>(this, {
 		method: 'GET',
-		path: `/promo-codes/${pathSegment(segmentParam(this, code, itemIndex, 'Code'))}`,
+		path: paths.promoCode(segmentParam(this, code, itemIndex, 'Code')),
 		scope: 'promo:read',
 		acceptStatus: [404],
 		itemIndex,

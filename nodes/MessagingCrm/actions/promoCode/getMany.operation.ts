@@ -1,9 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { apiRequest } from '../../transport/request';
+import { paths } from '../../transport/endpoints';
+import { pagesByOffset } from '../../transport/paging';
 import { limitOf, returnAllOrLimit } from '../common.descriptions';
-import { poolLocator, poolPath, resolvePoolId } from '../common/pool';
+import { poolLocator, resolvePoolId } from '../common/pool';
 import type { OperationOption } from '../node.type';
 
 export const PAGE_SIZE = 500;
@@ -39,20 +40,15 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const poolId = resolvePoolId(this, itemIndex);
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as { issuedOnly?: boolean; search?: string };
 	const limit = limitOf(this, itemIndex);
-	const out: IDataObject[] = [];
-	for (let offset = 0; out.length < limit; ) {
-		const pageSize = Math.min(PAGE_SIZE, limit - out.length);
-		const { body } = await apiRequest<{ codes?: IDataObject[] }>(this, {
-			method: 'GET',
-			path: poolPath(poolId, '/codes'),
-			query: { issued_only: filters.issuedOnly ? true : undefined, search: filters.search?.trim() || undefined, limit: pageSize, offset },
+	const codes = await pagesByOffset(
+		this,
+		{
+			path: paths.pool(poolId, '/codes'),
+			query: { issued_only: filters.issuedOnly ? true : undefined, search: filters.search?.trim() || undefined },
 			scope: 'promo:read',
 			itemIndex,
-		});
-		const page = body.codes ?? [];
-		for (const code of page) out.push({ pool_id: poolId, ...code });
-		if (page.length < pageSize) break;
-		offset += page.length;
-	}
-	return out;
+		},
+		{ pageSize: PAGE_SIZE, limit, items: (body) => body.codes as IDataObject[] | undefined },
+	);
+	return codes.map((code) => ({ pool_id: poolId, ...code }));
 }

@@ -2,8 +2,9 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../transport/request';
-import { poolLocator, poolPath, resolvePoolId } from '../common/pool';
+import { poolLocator, resolvePoolId } from '../common/pool';
 import type { OperationOption } from '../node.type';
+import { paths } from '../../transport/endpoints';
 
 /** Its entry in the Operation dropdown. */
 export const option: OperationOption = {
@@ -19,6 +20,6 @@ export const description = updateDisplayOptions({ show: { resource: ['promoPool'
 export const concurrency = 8;
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const { body } = await apiRequest<IDataObject>(this, { method: 'GET', path: poolPath(resolvePoolId(this, itemIndex)), scope: 'promo:read', itemIndex });
+	const { body } = await apiRequest<IDataObject>(this, { method: 'GET', path: paths.pool(resolvePoolId(this, itemIndex)), scope: 'promo:read', itemIndex });
 	return [body];
 }

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { uuidParam } from '../../helpers/validate';
-import { apiRequest } from '../../transport/request';
+import { listPools } from '../../transport/endpoints';
 import { agentSelect, limitOf, returnAllOrLimit } from '../common.descriptions';
 import type { OperationOption } from '../node.type';
 
@@ -24,6 +24,6 @@ export const description = updateDisplayOptions({ show: { resource: ['promoPool'
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const limit = limitOf(this, itemIndex);
 	const agentId = uuidParam(this, this.getNodeParameter('agentId', itemIndex, ''), itemIndex, 'Agent', false);
-	const { body } = await apiRequest<{ pools?: IDataObject[] }>(this, { method: 'GET', path: '/promo-pools', query: { agent_id: agentId }, scope: 'promo:read', itemIndex });
-	return (body.pools ?? []).slice(0, limit);
+	const { pools } = await listPools(this, { agentId, itemIndex });
+	return pools.slice(0, limit);
 }

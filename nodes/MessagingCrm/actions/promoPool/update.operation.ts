@@ -3,8 +3,9 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { invalidInput } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
-import { poolLocator, poolPath, resolvePoolId } from '../common/pool';
+import { poolLocator, resolvePoolId } from '../common/pool';
 import type { OperationOption } from '../node.type';
+import { paths } from '../../transport/endpoints';
 
 const properties: INodeProperties[] = [
 	poolLocator,
@@ -65,6 +66,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		body[api] = value;
 	}
 	if (Object.keys(body).length === 0) throw invalidInput(node, itemIndex, 'Update Fields', 'is empty', 'Add at least one field to change.');
-	const { body: pool } = await apiRequest<IDataObject>(this, { method: 'PATCH', path: poolPath(poolId), body, idempotent: true, scope: 'promo:write', itemIndex });
+	const { body: pool } = await apiRequest<IDataObject>(this, { method: 'PATCH', path: paths.pool(poolId), body, idempotent: true, scope: 'promo:write', itemIndex });
 	return [pool];
 }

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../transport/request';
+import { variablesItem } from '../common/variables';
 import { targetProperties, variablesPath } from './target';
 import type { OperationOption } from '../node.type';
 
@@ -28,13 +29,6 @@ export const option: OperationOption = {
 };
 
 export const description = updateDisplayOptions({ show: { resource: ['variable'], operation: ['get'] } }, properties);
-
-/** The API's variable list as one item: name to value (lists as arrays), with the full list kept. */
-export function variablesItem(owner: Record<string, string>, variables: IDataObject[]): IDataObject {
-	const values: IDataObject = {};
-	for (const v of variables) values[String(v.name)] = (v.is_list ? v.value_list : v.value) as IDataObject[keyof IDataObject];
-	return { ...owner, values, variables };
-}
 
 /** Reads: several items at once. */
 export const concurrency = 8;

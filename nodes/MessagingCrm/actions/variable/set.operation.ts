@@ -2,9 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { invalidInput } from '../../helpers/validate';
-import { apiRequest } from '../../transport/request';
-import { chunkVariables, readVariables, variablesEditor } from '../common/variables';
-import { variablesItem } from './get.operation';
+import { chunkVariables, patchVariables } from '../../transport/endpoints';
+import { readVariables, variablesEditor, variablesItem } from '../common/variables';
 import { targetProperties, variablesPath } from './target';
 import type { OperationOption } from '../node.type';
 
@@ -26,18 +25,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		throw invalidInput(this.getNode(), itemIndex, 'Variables', 'is empty', 'Add at least one variable row, or write a JSON object.');
 	}
 	const { path, owner } = await variablesPath(this, itemIndex);
-	let latest: IDataObject[] = [];
 	// At most 50 per call: larger sets go as consecutive calls, and the last answer is the final state.
-	for (const chunk of chunkVariables(variables)) {
-		const { body } = await apiRequest<{ variables?: IDataObject[] }>(this, {
-			method: 'PATCH',
-			path,
-			body: { variables: chunk },
-			idempotent: true,
-			scope: 'customers:write',
-			itemIndex,
-		});
-		latest = body.variables ?? [];
-	}
-	return [variablesItem(owner, latest)];
+	return [variablesItem(owner, await patchVariables(this, path, chunkVariables(variables), itemIndex))];
 }

@@ -1,7 +1,8 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { customerLocator, customerPath, resolveCustomerId } from '../common/customer';
-import { dealPath, dealSelector, resolveDealId } from '../common/deal';
+import { customerLocator, resolveCustomerId } from '../common/customer';
+import { dealSelector, resolveDealId } from '../common/deal';
+import { paths } from '../../transport/endpoints';
 
 /** Whose variables: a customer's or a deal's. */
 export const targetProperties: INodeProperties[] = [
@@ -23,8 +24,8 @@ export const targetProperties: INodeProperties[] = [
 export async function variablesPath(ctx: IExecuteFunctions, itemIndex: number): Promise<{ path: string; owner: Record<string, string> }> {
 	if (ctx.getNodeParameter('target', itemIndex, 'customer') === 'deal') {
 		const dealId = await resolveDealId(ctx, itemIndex);
-		return { path: dealPath(dealId, '/variables'), owner: { deal_id: dealId } };
+		return { path: paths.deal(dealId, '/variables'), owner: { deal_id: dealId } };
 	}
 	const customerId = await resolveCustomerId(ctx, itemIndex);
-	return { path: customerPath(customerId, '/variables'), owner: { customer_id: customerId } };
+	return { path: paths.customer(customerId, '/variables'), owner: { customer_id: customerId } };
 }
