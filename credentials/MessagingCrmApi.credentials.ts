@@ -6,6 +6,8 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+import { SCOPES } from '../nodes/MessagingCrm/helpers/scopes';
+
 /**
  * The credential test's base URL, as an n8n expression (a declarative test cannot run code of
  * ours): trailing slashes dropped; a user name or password in the address, or plain http:// on a
@@ -62,17 +64,7 @@ export class MessagingCrmApi implements ICredentialType {
 			default: [],
 			description:
 				'Optional hints: the scopes the key was minted with. When set, an operation whose scope is missing fails at once with a clear message instead of calling the API. Leave empty to let the API decide.',
-			options: [
-				{ name: 'agents:read', value: 'agents:read' },
-				{ name: 'customers:read', value: 'customers:read' },
-				{ name: 'customers:write', value: 'customers:write' },
-				{ name: 'messages:send', value: 'messages:send' },
-				{ name: 'messages:template', value: 'messages:template' },
-				{ name: 'pipelines:read', value: 'pipelines:read' },
-				{ name: 'promo:read', value: 'promo:read' },
-				{ name: 'promo:write', value: 'promo:write' },
-				{ name: 'templates:manage', value: 'templates:manage' },
-			],
+			options: [...SCOPES].sort().map((scope) => ({ name: scope, value: scope })),
 		},
 		{
 			displayName: 'Allow Plain HTTP',

@@ -25,7 +25,6 @@ interface Settings {
 	budgetPercent: number;
 }
 
-const UUID_CHECK = (value: string): boolean => isUuid(value);
 
 function readSettings(ctx: IPollFunctions): Settings {
 	const watch = ctx.getNodeParameter('watch', 'pools') as Settings['watch'];
@@ -51,7 +50,7 @@ function readSettings(ctx: IPollFunctions): Settings {
 		if (settings.customerIds.length === 0) {
 			throw new NodeOperationError(node, '"Customer IDs" is empty', { description: 'Give the IDs of the customers whose deals to watch: a list, or text with one ID per line or separated by commas.' });
 		}
-		const bad = settings.customerIds.find((id: string) => !UUID_CHECK(id));
+		const bad = settings.customerIds.find((id: string): boolean => !isUuid(id));
 		if (bad) throw new NodeOperationError(node, `"Customer IDs" holds ${JSON.stringify(bad.slice(0, 60))}, which is not a customer ID (a UUID)`);
 	}
 	if (!Number.isFinite(settings.budgetPercent) || settings.budgetPercent < 1 || settings.budgetPercent > 100) {

@@ -1,8 +1,10 @@
-import { configuredScopes, missingScope } from '../../nodes/MessagingCrm/helpers/scopes';
+import { MessagingCrmApi } from '../../credentials/MessagingCrmApi.credentials';
+import { configuredScopes, missingScope, SCOPES } from '../../nodes/MessagingCrm/helpers/scopes';
 import { baseUrlProblem, normalizeBaseUrl, pathSegment } from '../../nodes/MessagingCrm/helpers/url';
 import { failureFromResponse, networkCode, readEnvelope } from '../../nodes/MessagingCrm/transport/errors';
 import { redactor } from '../../nodes/MessagingCrm/transport/redact';
 import { compact } from '../../nodes/MessagingCrm/transport/request';
+import { ALL_SCOPES } from '../sandbox/server';
 
 describe('base URL', () => {
 	it('tolerates trailing slashes', () => {
@@ -62,5 +64,13 @@ describe('error mapping', () => {
 	});
 	it('drops empty top-level fields but keeps null, false and 0', () => {
 		expect(compact({ a: undefined, b: '', c: null, d: false, e: 0, f: 'x' })).toEqual({ c: null, d: false, e: 0, f: 'x' });
+	});
+});
+
+describe('one scope list', () => {
+	it('the credential offers the scopes the node checks, and the sandbox knows the same nine', () => {
+		const offered = new MessagingCrmApi().properties.find((p) => p.name === 'scopes')?.options?.map((o) => ('value' in o ? o.value : undefined));
+		expect(offered).toEqual([...SCOPES].sort());
+		expect([...ALL_SCOPES].sort()).toEqual([...SCOPES].sort());
 	});
 });

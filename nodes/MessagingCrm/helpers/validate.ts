@@ -6,7 +6,9 @@ import { isDotSegment } from './url';
 /** What the input checks need of n8n's context: the node, to name it in errors. */
 export type NodeContext = Pick<IExecuteFunctions, 'getNode'>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The one UUID pattern: as the string the editor's field validation takes, and as a RegExp. */
+export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+const UUID = new RegExp(UUID_PATTERN);
 
 export function isUuid(value: unknown): value is string {
 	return typeof value === 'string' && UUID.test(value);

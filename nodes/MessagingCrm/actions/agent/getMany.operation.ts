@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { listAgents } from '../../transport/endpoints';
-import { limitOf, returnAllOrLimit } from '../common.descriptions';
+import { limitOf, returnAllOrLimit } from '../common/descriptions';
 import type { OperationOption } from '../node.type';
 
 const properties: INodeProperties[] = [

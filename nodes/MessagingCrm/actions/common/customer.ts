@@ -3,11 +3,9 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { optionalEmail, optionalPhone } from '../../helpers/bounds';
 import type { NodeContext } from '../../helpers/validate';
-import { invalidInput, isUuid } from '../../helpers/validate';
+import { invalidInput, isUuid, UUID_PATTERN } from '../../helpers/validate';
 import type { LookupQuery } from '../../transport/endpoints';
 import { lookupCustomer } from '../../transport/endpoints';
-
-const UUID_REGEX = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
 /** The customer of a customer-scoped operation: by ID, or found by phone, email or messenger. */
 export const customerLocator: INodeProperties = {
@@ -23,7 +21,7 @@ export const customerLocator: INodeProperties = {
 			name: 'id',
 			type: 'string',
 			placeholder: 'e.g. 3f1c0a52-5d2e-4a7b-9c41-0e8d2b6f7a10',
-			validation: [{ type: 'regex', properties: { regex: UUID_REGEX, errorMessage: 'Not a customer ID (a UUID)' } }],
+			validation: [{ type: 'regex', properties: { regex: UUID_PATTERN, errorMessage: 'Not a customer ID (a UUID)' } }],
 		},
 		{ displayName: 'By Phone', name: 'phone', type: 'string', placeholder: 'e.g. +15551234567' },
 		{ displayName: 'By Email', name: 'email', type: 'string', placeholder: 'e.g. name@example.com' },

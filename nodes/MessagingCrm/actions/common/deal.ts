@@ -3,7 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { uuidParam } from '../../helpers/validate';
 import { customerDeals, isClosed } from '../../transport/endpoints';
-import { pipelineSelect } from '../common.descriptions';
+import { pipelineSelect } from './descriptions';
 import { customerLocator, resolveCustomerId } from './customer';
 
 /**

@@ -1,8 +1,6 @@
 import type { IExecuteFunctions, INodeParameterResourceLocator, INodeProperties } from 'n8n-workflow';
 
-import { uuidParam } from '../../helpers/validate';
-
-const UUID_REGEX = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+import { UUID_PATTERN, uuidParam } from '../../helpers/validate';
 
 /** A promo pool: picked from the company's pools (title, remaining/total), or by ID. */
 export const poolLocator: INodeProperties = {
@@ -24,7 +22,7 @@ export const poolLocator: INodeProperties = {
 			name: 'id',
 			type: 'string',
 			placeholder: 'e.g. 3f1c0a52-5d2e-4a7b-9c41-0e8d2b6f7a10',
-			validation: [{ type: 'regex', properties: { regex: UUID_REGEX, errorMessage: 'Not a pool ID (a UUID)' } }],
+			validation: [{ type: 'regex', properties: { regex: UUID_PATTERN, errorMessage: 'Not a pool ID (a UUID)' } }],
 		},
 	],
 };

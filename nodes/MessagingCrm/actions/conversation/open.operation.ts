@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
-import { agentSelect } from '../common.descriptions';
+import { agentSelect } from '../common/descriptions';
 import { customerLocator, resolveCustomerId } from '../common/customer';
 import type { OperationOption } from '../node.type';
 import { paths } from '../../transport/endpoints';

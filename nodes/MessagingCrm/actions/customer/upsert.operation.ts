@@ -4,7 +4,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { LIMITS, optionalEmail, optionalPhone, optionalText } from '../../helpers/bounds';
 import { invalidInput, uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
-import { agentSelect, pipelineSelect, stageCodeSelect } from '../common.descriptions';
+import { agentSelect, pipelineSelect, stageCodeSelect } from '../common/descriptions';
 
 import { idempotencyKey, idempotencyKeyOption } from '../common/idempotency';
 import { MESSENGER_TYPE_OPTIONS } from '../common/messengers';

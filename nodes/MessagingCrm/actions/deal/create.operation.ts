@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { LIMITS, optionalText } from '../../helpers/bounds';
 import { uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
-import { agentSelect, pipelineSelect, stageCodeSelect } from '../common.descriptions';
+import { agentSelect, pipelineSelect, stageCodeSelect } from '../common/descriptions';
 import { customerLocator, resolveCustomerId } from '../common/customer';
 import type { OperationOption } from '../node.type';
 import { paths } from '../../transport/endpoints';

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { uuidParam } from '../../helpers/validate';
-import { limitOf, pipelineSelect, returnAllOrLimit } from '../common.descriptions';
+import { limitOf, pipelineSelect, returnAllOrLimit } from '../common/descriptions';
 import { customerLocator, resolveCustomerId } from '../common/customer';
 import type { OperationOption } from '../node.type';
 import { customerDeals, isClosed } from '../../transport/endpoints';

@@ -4,7 +4,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { invalidInput, uuidParam } from '../../helpers/validate';
 import type { ApiFailure } from '../../transport/errors';
 import { apiRequest } from '../../transport/request';
-import { agentSelect } from '../common.descriptions';
+import { agentSelect } from '../common/descriptions';
 import { customerLocator, resolveCustomerId } from '../common/customer';
 import { idempotencyKey, idempotencyKeyOption } from '../common/idempotency';
 import { readTemplate, templateFields } from '../common/template';

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { paths } from '../../transport/endpoints';
 import { pagesByOffset } from '../../transport/paging';
-import { limitOf, returnAllOrLimit } from '../common.descriptions';
+import { limitOf, returnAllOrLimit } from '../common/descriptions';
 import { poolLocator, resolvePoolId } from '../common/pool';
 import type { OperationOption } from '../node.type';
 

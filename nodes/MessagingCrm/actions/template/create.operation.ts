@@ -3,7 +3,7 @@ import { jsonParse, updateDisplayOptions } from 'n8n-workflow';
 
 import { invalidInput, uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
-import { agentSelect } from '../common.descriptions';
+import { agentSelect } from '../common/descriptions';
 import type { OperationOption } from '../node.type';
 
 const properties: INodeProperties[] = [

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
-import { agentSelect, limitOf, returnAllOrLimit } from '../common.descriptions';
+import { agentSelect, limitOf, returnAllOrLimit } from '../common/descriptions';
 import type { OperationOption } from '../node.type';
 
 const properties: INodeProperties[] = [

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { invalidInput } from '../helpers/validate';
+import { invalidInput } from '../../helpers/validate';
 
 /** "Return All" and "Limit", for list operations. */
 export const returnAllOrLimit: INodeProperties[] = [
