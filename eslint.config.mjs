@@ -8,7 +8,7 @@ import n8nNodesBase from 'eslint-plugin-n8n-nodes-base';
 const base = { 'n8n-nodes-base': n8nNodesBase };
 
 export default [
-	{ ignores: ['dist/**', 'node_modules/**', '.cache/**', 'coverage/**', 'bench/results/**'] },
+	{ ignores: ['dist/**', 'node_modules/**', '.cache/**', 'coverage/**'] },
 	{ linterOptions: { noInlineConfig: true, reportUnusedDisableDirectives: 'error' } },
 	{
 		files: ['**/*.ts'],

@@ -67,6 +67,15 @@ export class MessagingCrmApi implements ICredentialType {
 			options: [...SCOPES].sort().map((scope) => ({ name: scope, value: scope })),
 		},
 		{
+			displayName: 'Timeout (Seconds)',
+			name: 'timeoutSeconds',
+			type: 'number',
+			typeOptions: { minValue: 0.1, maxValue: 300, numberPrecision: 1 },
+			default: 30,
+			description:
+				'How long to wait for the answer to one request. A request that is safe to repeat is tried again after a timeout (a send with the same Idempotency-Key); any other fails its item with code timeout.',
+		},
+		{
 			displayName: 'Allow Plain HTTP',
 			name: 'allowPlainHttp',
 			type: 'boolean',

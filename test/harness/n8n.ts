@@ -155,6 +155,7 @@ export interface CrmCredentials {
 	apiKey: string;
 	scopes?: string[];
 	allowPlainHttp?: boolean;
+	timeoutSeconds?: number;
 }
 
 export function additionalData(

@@ -1,10 +1,18 @@
-import { createHash, randomBytes, randomUUID } from 'crypto';
+/**
+ * The sandbox's HTTP server and request pipeline: keys, rate limit, routing, body, scope,
+ * idempotency, the operation, and the request log. Faults (faults.ts), the control surface
+ * (control.ts) and simulations (simulations.ts) live beside it.
+ */
+import { createHash, randomBytes } from 'crypto';
 import type { IncomingMessage, ServerResponse } from 'http';
 import { createServer } from 'http';
 import type { AddressInfo, Socket } from 'net';
 
-import { prng } from '../harness/prng';
+import { control } from './control';
 import { ApiError, validation } from './errors';
+import type { ChaosConfig, FaultKind, FaultSpec } from './faults';
+import { applyFault, FaultPlan } from './faults';
+import { readBody, sendJson } from './http';
 import { isUuid } from './ids';
 import { agentRoutes } from './routes/agents';
 import { customerRoutes } from './routes/customers';
@@ -13,9 +21,11 @@ import { messageRoutes } from './routes/messages';
 import { promoRoutes } from './routes/promo';
 import { templateRoutes } from './routes/templates';
 import { pipelineRoutes } from './routes/pipelines';
-import { createPool, issue, poolOut, upload } from './promo';
-import { createDeal } from './crm';
+import { createPool, upload } from './promo';
+import { demoCustomer, inbound, issueCodes, snapshot, stats } from './simulations';
 import { DEMO, seedDemo, Store } from './store';
+
+export type { ChaosConfig, FaultKind, FaultSpec } from './faults';
 
 /** The nine scopes of the spec. */
 export const ALL_SCOPES = [
@@ -65,51 +75,6 @@ export interface RateLimitConfig {
 	windowMs: number;
 	/** How X-RateLimit-Reset is written: seconds until the reset, or epoch seconds. */
 	resetFormat: 'seconds' | 'epoch';
-}
-
-export type FaultKind = 'status' | 'html' | 'reset' | 'delay' | 'malformed' | 'echo';
-
-export interface FaultSpec {
-	/** Exact path, or a prefix ending in `*`. */
-	path: string;
-	method?: string;
-	/** How many matching requests it hits. */
-	count: number;
-	kind: FaultKind;
-	/** `before`: the request is not processed. `after`: processed, then the answer is lost or spoiled. */
-	when?: 'before' | 'after';
-	status?: number;
-	body?: unknown;
-	headers?: Record<string, string>;
-	delayMs?: number;
-	/**
-	 * For `echo`: how the request's headers (the API key among them) come back, as a misconfigured
-	 * proxy or a debug page would print them: in the envelope's message and details, or as a
-	 * plain-text page. Either way a response header repeats the Authorization value.
-	 */
-	format?: 'envelope' | 'text';
-}
-
-/** Random faults on a share of requests, from a seeded generator (benchmarks, chaos tests). */
-export interface ChaosConfig {
-	seed: number;
-	/** Share of requests answered with an HTML 502 page before processing. */
-	p502?: number;
-	/** Share of requests whose connection is reset (half before, half after processing). */
-	pReset?: number;
-	/** Share of requests answered 503 (envelope) before processing. */
-	p503?: number;
-	/** Share of requests refused with 429 and Retry-After. */
-	p429?: number;
-	/** The Retry-After of those 429s, in seconds (default 1). */
-	retryAfter?: string;
-	/** Share of requests answered only after `slowMs` (past a client's timeout, the work still done). */
-	pSlow?: number;
-	slowMs?: number;
-	/** Share of requests processed and then answered with a truncated JSON body. */
-	pMalformed?: number;
-	/** Only paths starting with this. */
-	pathPrefix?: string;
 }
 
 export interface LoggedRequest {
@@ -196,9 +161,7 @@ export class Sandbox {
 
 	private idempotency = new Map<string, StoredAnswer>();
 
-	private faults: Array<FaultSpec & { left: number }> = [];
-
-	private chaos: (ChaosConfig & { next: () => number }) | null = null;
+	private readonly faults = new FaultPlan();
 
 	private log: LoggedRequest[] = [];
 
@@ -210,7 +173,7 @@ export class Sandbox {
 
 	private server = createServer((req, res) => {
 		this.handle(req, res).catch((error: unknown) => {
-			if (!res.headersSent) this.send(res, 500, { error: { code: 'internal', message: String(error), details: {} } });
+			if (!res.headersSent) sendJson(res, 500, { error: { code: 'internal', message: String(error), details: {} } });
 		});
 	});
 
@@ -252,7 +215,7 @@ export class Sandbox {
 		this.keys.clear();
 		this.windows.clear();
 		this.idempotency.clear();
-		this.faults = [];
+		this.faults.clear();
 		this.log = [];
 		this.onRequest = undefined;
 		if (seed === 'demo') {
@@ -287,42 +250,29 @@ export class Sandbox {
 		if (record) record.revoked = true;
 	}
 
+	/** Injects a fault on the next `count` requests to a path (see faults.ts). */
 	injectFault(fault: FaultSpec): void {
-		this.faults.push({ ...fault, left: fault.count });
+		this.faults.inject(fault);
 	}
 
 	clearFaults(): void {
-		this.faults = [];
-		this.chaos = null;
+		this.faults.clear();
 	}
 
 	setChaos(config: ChaosConfig | null): void {
-		if (!config) {
-			this.chaos = null;
-			return;
-		}
-		this.chaos = { ...config, next: prng(config.seed) };
+		this.faults.setChaos(config);
 	}
 
-	/** A fault drawn by the chaos generator for this request, if any. */
-	private chaosFault(path: string): FaultSpec | undefined {
-		const c = this.chaos;
-		if (!c || (c.pathPrefix && !path.startsWith(c.pathPrefix))) return undefined;
-		let r = c.next();
-		const hit = (p = 0) => {
-			if (r < p) return true;
-			r -= p;
-			return false;
-		};
-		if (hit(c.p502)) return { path, count: 1, kind: 'html', status: 502 };
-		if (hit(c.p503)) return { path, count: 1, kind: 'status', status: 503, body: { error: { code: 'unavailable', message: 'Injected 503', details: {} } } };
-		if (hit(c.pReset)) return { path, count: 1, kind: 'reset', when: c.next() < 0.5 ? 'before' : 'after' };
-		if (hit(c.p429)) {
-			return { path, count: 1, kind: 'status', status: 429, headers: { 'Retry-After': c.retryAfter ?? '1' }, body: { error: { code: 'rate_limited', message: 'Injected rate limit', details: {} } } };
-		}
-		if (hit(c.pSlow)) return { path, count: 1, kind: 'delay', when: 'after', delayMs: c.slowMs ?? 5000 };
-		if (hit(c.pMalformed)) return { path, count: 1, kind: 'malformed', when: 'after' };
-		return undefined;
+	/** Changes the rate limit; every key starts a fresh window. */
+	setRateLimit(config: Partial<RateLimitConfig>): RateLimitConfig {
+		this.rateLimit = { ...this.rateLimit, ...config };
+		this.windows.clear();
+		return this.rateLimit;
+	}
+
+	/** How many API requests were logged since the sandbox started (ids of simulated events). */
+	get requestCount(): number {
+		return this.seq;
 	}
 
 	requests(): LoggedRequest[] {
@@ -335,35 +285,9 @@ export class Sandbox {
 
 	// ---- the request pipeline ------------------------------------------------------------
 
-	private send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-		const text = body === undefined ? '' : JSON.stringify(body);
-		res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
-		res.end(text);
-	}
-
 	private record(entry: Omit<LoggedRequest, 'seq' | 'at'>) {
 		if (this.log.length >= MAX_LOG) this.log.shift();
 		this.log.push({ seq: ++this.seq, at: this.now(), ...entry });
-	}
-
-	private takeFault(method: string, path: string): (FaultSpec & { left: number }) | undefined {
-		const fault = this.faults.find(
-			(f) =>
-				f.left > 0 &&
-				(!f.method || f.method.toUpperCase() === method) &&
-				(f.path.endsWith('*') ? path.startsWith(f.path.slice(0, -1)) : f.path === path),
-		);
-		if (fault) {
-			fault.left--;
-			if (fault.left === 0) this.faults = this.faults.filter((f) => f !== fault);
-		}
-		return fault;
-	}
-
-	private async readBody(req: IncomingMessage): Promise<string> {
-		const chunks: Buffer[] = [];
-		for await (const chunk of req) chunks.push(chunk as Buffer);
-		return Buffer.concat(chunks).toString('utf8');
 	}
 
 	private rateHeaders(keyId: string): { headers: Record<string, string>; exceeded: boolean; retryAfterMs: number } {
@@ -396,15 +320,15 @@ export class Sandbox {
 		const method = (req.method ?? 'GET').toUpperCase();
 		const url = new URL(req.url ?? '/', 'http://sandbox.local');
 		const path = url.pathname;
-		const rawBody = await this.readBody(req);
+		const rawBody = await readBody(req);
 
 		if (path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`)) {
-			this.control(req, res, method, path.slice(CONTROL_PREFIX.length), rawBody);
+			control(this, req, res, method, path.slice(CONTROL_PREFIX.length), rawBody);
 			return;
 		}
 
 		this.onRequest?.(method, path);
-		const fault = this.takeFault(method, path) ?? this.chaosFault(path);
+		const fault = this.faults.take(method, path);
 		const entry: Omit<LoggedRequest, 'seq' | 'at'> = {
 			method,
 			path,
@@ -422,7 +346,7 @@ export class Sandbox {
 				await new Promise((resolve) => setTimeout(resolve, fault.delayMs ?? 1000));
 			} else {
 				this.record({ ...entry, status: fault.kind === 'reset' ? 0 : (fault.status ?? 502) });
-				this.applyFault(req, res, fault);
+				applyFault(req, res, fault);
 				return;
 			}
 		}
@@ -435,54 +359,11 @@ export class Sandbox {
 			entry.fault = fault.kind;
 			if (fault.kind === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.delayMs ?? 1000));
 			else {
-				this.applyFault(req, res, fault);
+				applyFault(req, res, fault);
 				return;
 			}
 		}
-		this.send(res, status, body, headers);
-	}
-
-	private applyFault(req: IncomingMessage, res: ServerResponse, fault: FaultSpec): void {
-		switch (fault.kind) {
-			case 'echo': {
-				const auth = String(req.headers.authorization ?? '');
-				const key = auth.replace(/^Bearer\s+/i, '');
-				const dump = JSON.stringify(req.headers);
-				const status = fault.status ?? 500;
-				const headers = { 'X-Debug-Authorization': auth, ...fault.headers };
-				if (fault.format === 'text') {
-					res.writeHead(status, { 'Content-Type': 'text/plain', ...headers });
-					res.end(`Upstream failed for key ${key}. Request headers: ${dump}\nAuthorization: ${auth}\n`);
-					return;
-				}
-				this.send(res, status, {
-					error: {
-						code: status >= 500 ? 'internal_error' : 'bad_request',
-						message: `Upstream failed (key ${key}). Request headers: ${dump}`,
-						details: { headers: req.headers, authorization: auth, key, url: `${req.url ?? ''}?token=${encodeURIComponent(key)}`, provider_error: `Bearer ${key} rejected upstream` },
-					},
-				}, headers);
-				return;
-			}
-			case 'reset':
-				res.socket?.destroy();
-				return;
-			case 'html':
-				res.writeHead(fault.status ?? 502, { 'Content-Type': 'text/html', ...fault.headers });
-				res.end('<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>');
-				return;
-			case 'malformed':
-				res.writeHead(fault.status ?? 200, { 'Content-Type': 'application/json', ...fault.headers });
-				res.end('{"truncated": ');
-				return;
-			default:
-				this.send(
-					res,
-					fault.status ?? 502,
-					fault.body ?? { error: { code: 'injected', message: 'Injected fault', details: {} } },
-					fault.headers,
-				);
-		}
+		sendJson(res, status, body, headers);
 	}
 
 	private process(
@@ -615,199 +496,31 @@ export class Sandbox {
 		}
 	}
 
-	// ---- simulations and state, for tests and the control surface --------------------------
+	// ---- simulations and state (simulations.ts), for tests and the control surface ----------
 
 	/** A message from the customer: anchors the window, counts as Start, cancels follow-ups. */
 	inbound(customerId: string, messengerType: string, text: string) {
-		const customer = this.store.customers.get(customerId);
-		if (!customer) throw new Error(`No customer ${customerId}`);
-		const messenger = customer.messengers.find((m) => m.type === messengerType);
-		if (!messenger) throw new Error(`Customer has no ${messengerType} messenger`);
-		const at = new Date(this.now()).toISOString();
-		messenger.last_inbound_at = at;
-		messenger.started = true;
-		let cancelled = 0;
-		for (const job of this.store.followUps.values()) {
-			if (job.customer_id === customerId && job.status === 'scheduled') {
-				job.status = 'cancelled';
-				cancelled++;
-			}
-		}
-		const agent = [...this.store.agents.values()].find((a) => a.messengers.includes(messengerType));
-		const dialog = [...this.store.conversations.values()].find((c) => c.customer_id === customerId && c.status === 'active' && c.agent_id === agent?.id);
-		dialog?.timeline.push({ id: `in-${this.seq}`, kind: 'inbound', text, at, messenger_type: messengerType });
-		return { last_inbound_at: at, follow_ups_cancelled: cancelled };
+		return inbound(this, customerId, messengerType, text);
 	}
 
-	/**
-	 * Simulates customers asking the agent for a code: each gets the next queued code (a new demo
-	 * customer per request unless ids are given); an empty pool counts exhausted requests.
-	 */
+	/** Customers asking the agent for codes (see simulations.ts). */
 	issueCodes(poolId: string, count: number, customerIds?: string[]) {
-		const pool = this.store.promoPools.get(poolId);
-		if (!pool) return undefined;
-		const at = new Date(this.now()).toISOString();
-		const outcomes: Array<{ customer_id: string; code: string | null; outcome: string }> = [];
-		for (let i = 0; i < count; i++) {
-			const customerId = customerIds?.[i] ?? this.demoCustomer(`Promo requester ${this.store.customers.size + 1}`);
-			outcomes.push({ customer_id: customerId, ...issue(pool, customerId, at) });
-		}
-		return { outcomes, pool: poolOut(pool) };
+		return issueCodes(this, poolId, count, customerIds);
 	}
 
 	/** A customer card for simulations, with a bot messenger. */
 	demoCustomer(name: string): string {
-		const id = randomUUID();
-		const n = this.store.customers.size + 1;
-		this.store.customers.set(id, {
-			id,
-			full_name: name,
-			phone: null,
-			email: null,
-			avatar_url: null,
-			avatar_source: null,
-			avatar_downloads: 0,
-			source: 'sandbox',
-			language: null,
-			tags: [],
-			messengers: [{ type: 'telegram', id: `9${String(n).padStart(8, '0')}`, username: null, last_inbound_at: null, started: true, blocked: false, has_photo: true }],
-			variables: new Map(),
-			notes: 0,
-			merged_into: null,
-			is_active: true,
-			created_at: new Date(this.now()).toISOString(),
-		});
-		return id;
+		return demoCustomer(this, name);
 	}
 
 	/** Counts for benchmarks: customers, messages per customer, pools, requests by status. */
 	stats() {
-		const byStatus: Record<string, number> = {};
-		for (const r of this.log) byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
-		const sentPerCustomer: Record<string, number> = {};
-		for (const m of this.store.messages.values()) if (m.status === 'sent') sentPerCustomer[m.customer_id] = (sentPerCustomer[m.customer_id] ?? 0) + 1;
-		return {
-			customers: this.store.customers.size,
-			distinctPhones: new Set([...this.store.customers.values()].map((c) => c.phone).filter(Boolean)).size,
-			messagesSent: [...this.store.messages.values()].filter((m) => m.status === 'sent').length,
-			messagesFailed: [...this.store.messages.values()].filter((m) => m.status === 'failed').length,
-			customersWithMoreThanOneMessage: Object.values(sentPerCustomer).filter((n) => n > 1).length,
-			customersMessaged: Object.keys(sentPerCustomer).length,
-			requests: this.log.length,
-			byStatus,
-			pools: [...this.store.promoPools.values()].map(poolOut),
-		};
+		return stats(this);
 	}
 
 	/** The company's data as plain JSON. */
 	snapshot(): SandboxSnapshot {
-		const plain = (value: unknown): unknown =>
-			value instanceof Map ? Object.fromEntries([...value].map(([k, v]) => [k, plain(v)])) : Array.isArray(value) ? value.map(plain) : value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)])) : value;
-		const s = this.store;
-		return plain({
-			agents: [...s.agents.values()],
-			pipelines: [...s.pipelines.values()],
-			customers: [...s.customers.values()],
-			deals: [...s.deals.values()],
-			conversations: [...s.conversations.values()],
-			messages: [...s.messages.values()],
-			followUps: [...s.followUps.values()],
-			templates: s.templates,
-			promoPools: [...s.promoPools.values()].map((p) => ({ ...poolOut(p), codes: p.rows.length })),
-		}) as SandboxSnapshot;
-	}
-
-	// ---- the control surface (tests, benchmarks, `npm run dev`) ----------------------------
-
-	private control(req: IncomingMessage, res: ServerResponse, method: string, path: string, rawBody: string): void {
-		// Never reachable with an API key: a request that carries one is answered as unknown.
-		if (req.headers.authorization || req.headers['x-sandbox-token'] !== this.controlToken) {
-			this.send(res, 404, { error: { code: 'not_found', message: 'Not found', details: {} } });
-			return;
-		}
-		let body: Record<string, unknown> = {};
-		try {
-			body = rawBody ? (JSON.parse(rawBody) as Record<string, unknown>) : {};
-		} catch {
-			this.send(res, 400, { error: { code: 'bad_json', message: 'Body is not JSON', details: {} } });
-			return;
-		}
-		const ok = (data: unknown = { ok: true }) => this.send(res, 200, data);
-		const route = `${method} ${path}`;
-		switch (route) {
-			case 'POST /reset':
-				this.reset((body.seed as 'demo' | 'empty') ?? 'demo');
-				return ok();
-			case 'POST /keys':
-				return ok({ key: this.mintKey((body.scopes as string[]) ?? ALL_SCOPES) });
-			case 'POST /keys/revoke':
-				this.revokeKey(String(body.key));
-				return ok();
-			case 'GET /config':
-				return ok({ rateLimit: this.rateLimit });
-			case 'POST /config':
-				if (body.rateLimit) {
-					this.rateLimit = { ...this.rateLimit, ...(body.rateLimit as Partial<RateLimitConfig>) };
-					this.windows.clear();
-				}
-				return ok({ rateLimit: this.rateLimit });
-			case 'POST /faults':
-				this.injectFault(body as unknown as FaultSpec);
-				return ok();
-			case 'DELETE /faults':
-				this.clearFaults();
-				return ok();
-			case 'POST /chaos':
-				this.setChaos(body.seed === undefined ? null : (body as unknown as ChaosConfig));
-				return ok();
-			case 'POST /customers/bulk': {
-				const count = Number(body.count ?? 1);
-				const ids = Array.from({ length: count }, (_, i) => this.demoCustomer(`Bulk customer ${i + 1}`));
-				if (body.withDeals) {
-					const pipeline = this.store.defaultPipeline()!;
-					for (const id of ids) createDeal(this.store, id, pipeline, pipeline.stages[0], null, new Date(this.now()).toISOString());
-				}
-				return ok({ ids });
-			}
-			case 'POST /promo-pools': {
-				const pool = createPool(this.store, { agent_id: String(body.agent_id ?? DEMO.supportBot), title: String(body.title ?? 'New pool') }, new Date(this.now()).toISOString());
-				return ok(poolOut(pool));
-			}
-			case 'GET /stats':
-				return ok(this.stats());
-			case 'GET /requests':
-				return ok({ requests: this.requests() });
-			case 'DELETE /requests':
-				this.clearRequests();
-				return ok();
-			case 'GET /state':
-				return ok(this.snapshot());
-			case 'POST /templates/moderate': {
-				const template = this.store.templates.find((t) => t.name === body.name && (!body.agent_id || t.agent_id === body.agent_id));
-				if (!template) return this.send(res, 404, { error: { code: 'not_found', message: 'No such template', details: {} } });
-				template.status = body.status as 'APPROVED' | 'REJECTED';
-				return ok(template);
-			}
-			default: {
-				const issueMatch = /^\/promo-pools\/([^/]+)\/issue$/.exec(path);
-				if (issueMatch && method === 'POST') {
-					const result = this.issueCodes(decodeURIComponent(issueMatch[1]), Number(body.count ?? 1), body.customer_ids as string[] | undefined);
-					return result ? ok(result) : this.send(res, 404, { error: { code: 'not_found', message: 'No such pool', details: {} } });
-				}
-				const m = /^\/customers\/([^/]+)\/(inbound|send-failures)$/.exec(path);
-				if (m && method === 'POST') {
-					const customerId = decodeURIComponent(m[1]);
-					if (!this.store.customers.has(customerId)) {
-						return this.send(res, 404, { error: { code: 'not_found', message: 'No such customer', details: {} } });
-					}
-					if (m[2] === 'inbound') return ok(this.inbound(customerId, String(body.messenger_type), String(body.text ?? '')));
-					const reasons = Array.from({ length: Number(body.count ?? 1) }, () => String(body.reason));
-					this.store.sendFailures.set(customerId, [...(this.store.sendFailures.get(customerId) ?? []), ...reasons]);
-					return ok();
-				}
-				this.send(res, 404, { error: { code: 'not_found', message: `No control endpoint ${route}`, details: {} } });
-			}
-		}
+		return snapshot(this);
 	}
 }
 

@@ -59,13 +59,16 @@ export interface ApiResponse<T = unknown> {
 	attempts: number;
 }
 
-export const TRANSPORT_DEFAULTS = {
+const TRANSPORT_DEFAULTS = {
+	/** The credential's Timeout when it has none. */
 	timeoutMs: 30_000,
 	/** Tries after the first for 5xx, timeouts and resets on a request that is safe to repeat. */
 	maxRetries: 4,
 	/** Waits on 429 before giving up. */
 	maxRateLimitWaits: 10,
 	backoffBaseMs: 250,
+	/** The longest wait a server's Retry-After on a 5xx may ask for before the next try. */
+	maxRetryAfterMs: 30_000,
 };
 
 const RETRYABLE_STATUS = new Set([502, 503, 504]);
@@ -102,6 +105,14 @@ interface Connection {
 	baseUrl: string;
 	pacer: Pacer;
 	redact: Redactor;
+	timeoutMs: number;
+}
+
+/** The credential's Timeout (seconds) in milliseconds, within 0.1 s and 300 s; the default when unset. */
+function timeoutOf(seconds: unknown): number {
+	const value = Number(seconds);
+	if (!Number.isFinite(value) || value <= 0) return TRANSPORT_DEFAULTS.timeoutMs;
+	return Math.round(Math.min(300, Math.max(0.1, value)) * 1000);
 }
 
 interface Credentialed extends Connection {
@@ -124,6 +135,7 @@ function credentialsOf(ctx: ApiContext): Promise<Credentialed> {
 				baseUrl,
 				pacer: pacerFor(baseUrl, apiKey),
 				redact: redactor(apiKey),
+				timeoutMs: timeoutOf(credentials.timeoutSeconds),
 				scopes: configuredScopes(credentials.scopes),
 				problem: baseUrlProblem(rawBase, credentials.allowPlainHttp === true),
 			};
@@ -192,14 +204,14 @@ export async function apiRequest<T = unknown>(
 	ctx: ApiContext,
 	request: ApiRequest,
 ): Promise<ApiResponse<T>> {
-	const { baseUrl, pacer, redact } = await connect(ctx, request);
+	const { baseUrl, pacer, redact, timeoutMs } = await connect(ctx, request);
 	const options: IHttpRequestOptions = {
 		method: request.method,
 		url: `${baseUrl}${request.path}`,
 		json: true,
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
-		timeout: TRANSPORT_DEFAULTS.timeoutMs,
+		timeout: timeoutMs,
 	};
 	const qs = compact(request.query);
 	if (qs && Object.keys(qs).length) options.qs = qs;
@@ -235,7 +247,7 @@ export async function apiRequest<T = unknown>(
 				throw new NodeOperationError(ctx.getNode(), error, { itemIndex: request.itemIndex });
 			}
 			if (code && RETRYABLE_NETWORK_CODES.has(code) && safe && (await retries.next())) continue;
-			throw toNodeApiError(ctx.getNode(), failureFromNetwork(code ?? 'EUNKNOWN', TRANSPORT_DEFAULTS.timeoutMs), request.scope, request.itemIndex);
+			throw toNodeApiError(ctx.getNode(), failureFromNetwork(code ?? 'EUNKNOWN', timeoutMs), request.scope, request.itemIndex);
 		}
 
 		const now = Date.now();
@@ -248,7 +260,7 @@ export async function apiRequest<T = unknown>(
 			if (parsed.ok) return { status, body: cleanBody(parsed.value, redact, status >= 400) as T, headers: cleanHeaders(headers, redact), rateLimit, attempts };
 			// A success whose body cannot be read: like a lost answer, retried only when safe to repeat.
 			if (safe && (await retries.next())) continue;
-			throw toNodeApiError(ctx.getNode(), failureFromNetwork('ERR_BAD_RESPONSE', TRANSPORT_DEFAULTS.timeoutMs), request.scope, request.itemIndex);
+			throw toNodeApiError(ctx.getNode(), failureFromNetwork('ERR_BAD_RESPONSE', timeoutMs), request.scope, request.itemIndex);
 		}
 
 		if (status === 429 && rateWaits < TRANSPORT_DEFAULTS.maxRateLimitWaits) {
@@ -263,7 +275,8 @@ export async function apiRequest<T = unknown>(
 		}
 		const failure = failureFromResponse(status, response.body, redact);
 		const retryable = (RETRYABLE_STATUS.has(status) && safe) || (request.retryWhen?.(failure) ?? false);
-		if (retryable && (await retries.next())) continue;
+		// A 503 (or other 5xx) may say when to come back; otherwise the backoff decides.
+		if (retryable && (await retries.next(parseRetryAfter(headers, now)))) continue;
 		throw toNodeApiError(ctx.getNode(), failure, request.scope, request.itemIndex);
 	}
 }
@@ -272,13 +285,14 @@ export async function apiRequest<T = unknown>(
  * The retries of one request after a 5xx, a timeout, a reset or an unreadable answer: `next`
  * waits the backoff and says whether another try is allowed.
  */
-function retryBudget(max: number, baseMs: number): { next(): Promise<boolean> } {
+function retryBudget(max: number, baseMs: number): { next(serverWaitMs?: number): Promise<boolean> } {
 	let used = 0;
 	return {
-		async next() {
+		async next(serverWaitMs?: number) {
 			if (used >= max) return false;
 			used++;
-			await sleep(backoffMs(used, Math.random(), baseMs));
+			const wait = serverWaitMs !== undefined ? Math.min(serverWaitMs, TRANSPORT_DEFAULTS.maxRetryAfterMs) : backoffMs(used, Math.random(), baseMs);
+			await sleep(wait);
 			return true;
 		},
 	};
