@@ -55,7 +55,7 @@ export class MessagingCrmApi implements ICredentialType {
 			default: '',
 			required: true,
 			description:
-				'The company key minted by the company owner (company settings → API tab). It is shown only once: paste it here. Test checks it with GET /agents: a valid key without agents:read also passes, with n8n\'s usual success message (a credential test cannot show its own).',
+				"The company key minted by the company owner (company settings → API tab). It is shown only once: paste it here. Test checks it with GET /agents: a valid key without agents:read also passes, with n8n's usual success message (a credential test cannot show its own).",
 		},
 		{
 			displayName: 'Scopes of This Key',

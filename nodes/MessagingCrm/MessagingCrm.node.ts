@@ -1,4 +1,9 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { properties } from './actions/resources';
@@ -17,7 +22,10 @@ export class MessagingCrm implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Messaging CRM',
 		name: 'messagingCrm',
-		icon: { light: 'file:../../icons/messagingCrm.svg', dark: 'file:../../icons/messagingCrm.dark.svg' },
+		icon: {
+			light: 'file:../../icons/messagingCrm.svg',
+			dark: 'file:../../icons/messagingCrm.dark.svg',
+		},
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
@@ -32,7 +40,14 @@ export class MessagingCrm implements INodeType {
 	};
 
 	methods = {
-		loadOptions: { getAgents, getApprovedTemplates, getCustomerMessengers, getPipelines, getStageCodes, getStageIds },
+		loadOptions: {
+			getAgents,
+			getApprovedTemplates,
+			getCustomerMessengers,
+			getPipelines,
+			getStageCodes,
+			getStageIds,
+		},
 		listSearch: { searchAgents, searchPipelines, searchPools },
 	};
 

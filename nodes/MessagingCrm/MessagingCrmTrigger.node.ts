@@ -25,35 +25,70 @@ interface Settings {
 	budgetPercent: number;
 }
 
-
 function readSettings(ctx: IPollFunctions): Settings {
 	const watch = ctx.getNodeParameter('watch', 'pools') as Settings['watch'];
 	const options = ctx.getNodeParameter('options', {}) as IDataObject;
 	const settings: Settings = {
 		watch,
-		events: [...((ctx.getNodeParameter(watch === 'pools' ? 'poolEvents' : 'dealEvents', []) as string[]) ?? [])].sort(),
+		events: [
+			...((ctx.getNodeParameter(watch === 'pools' ? 'poolEvents' : 'dealEvents', []) as string[]) ??
+				[]),
+		].sort(),
 		agentId: watch === 'pools' ? String(ctx.getNodeParameter('agentId', '') ?? '').trim() : '',
-		poolIds: watch === 'pools' ? [...((ctx.getNodeParameter('poolIds', []) as string[]) ?? [])].sort() : [],
+		poolIds:
+			watch === 'pools'
+				? [...((ctx.getNodeParameter('poolIds', []) as string[]) ?? [])].sort()
+				: [],
 		customerIds: watch === 'deals' ? parseCustomerIds(ctx.getNodeParameter('customerIds', '')) : [],
-		pipelineId: watch === 'deals' ? String(ctx.getNodeParameter('pipelineId', '') ?? '').trim() : '',
-		stageCodes: watch === 'deals' ? [...((ctx.getNodeParameter('stageCodes', []) as string[]) ?? [])].sort() : [],
+		pipelineId:
+			watch === 'deals' ? String(ctx.getNodeParameter('pipelineId', '') ?? '').trim() : '',
+		stageCodes:
+			watch === 'deals'
+				? [...((ctx.getNodeParameter('stageCodes', []) as string[]) ?? [])].sort()
+				: [],
 		budgetPercent: typeof options.rateBudgetPercent === 'number' ? options.rateBudgetPercent : 50,
 	};
 	const node = ctx.getNode();
 	if (settings.events.length === 0) {
-		throw new NodeOperationError(node, 'No event is selected', { description: 'Pick at least one event to trigger on.' });
+		throw new NodeOperationError(node, 'No event is selected', {
+			description: 'Pick at least one event to trigger on.',
+		});
 	}
-	if (settings.agentId && !isUuid(settings.agentId)) throw new NodeOperationError(node, `"Agent" must be a UUID, got ${JSON.stringify(settings.agentId)}`);
-	for (const id of settings.poolIds) if (!isUuid(id)) throw new NodeOperationError(node, `"Pools" holds ${JSON.stringify(id)}, which is not a pool ID`);
-	if (settings.pipelineId && !isUuid(settings.pipelineId)) throw new NodeOperationError(node, `"Pipeline" must be a UUID, got ${JSON.stringify(settings.pipelineId)}`);
+	if (settings.agentId && !isUuid(settings.agentId))
+		throw new NodeOperationError(
+			node,
+			`"Agent" must be a UUID, got ${JSON.stringify(settings.agentId)}`,
+		);
+	for (const id of settings.poolIds)
+		if (!isUuid(id))
+			throw new NodeOperationError(
+				node,
+				`"Pools" holds ${JSON.stringify(id)}, which is not a pool ID`,
+			);
+	if (settings.pipelineId && !isUuid(settings.pipelineId))
+		throw new NodeOperationError(
+			node,
+			`"Pipeline" must be a UUID, got ${JSON.stringify(settings.pipelineId)}`,
+		);
 	if (watch === 'deals') {
 		if (settings.customerIds.length === 0) {
-			throw new NodeOperationError(node, '"Customer IDs" is empty', { description: 'Give the IDs of the customers whose deals to watch: a list, or text with one ID per line or separated by commas.' });
+			throw new NodeOperationError(node, '"Customer IDs" is empty', {
+				description:
+					'Give the IDs of the customers whose deals to watch: a list, or text with one ID per line or separated by commas.',
+			});
 		}
 		const bad = settings.customerIds.find((id: string): boolean => !isUuid(id));
-		if (bad) throw new NodeOperationError(node, `"Customer IDs" holds ${JSON.stringify(bad.slice(0, 60))}, which is not a customer ID (a UUID)`);
+		if (bad)
+			throw new NodeOperationError(
+				node,
+				`"Customer IDs" holds ${JSON.stringify(bad.slice(0, 60))}, which is not a customer ID (a UUID)`,
+			);
 	}
-	if (!Number.isFinite(settings.budgetPercent) || settings.budgetPercent < 1 || settings.budgetPercent > 100) {
+	if (
+		!Number.isFinite(settings.budgetPercent) ||
+		settings.budgetPercent < 1 ||
+		settings.budgetPercent > 100
+	) {
 		throw new NodeOperationError(node, '"Share of the Rate Limit" must be from 1 to 100');
 	}
 	return settings;
@@ -65,11 +100,15 @@ function configKey(s: Settings): string {
 }
 
 /** The key's limit from an answer's rate-limit reading, when the API sent one. */
-const limitOf = (reading: RateLimitReading): number | undefined => (reading.limit && reading.limit > 0 ? reading.limit : undefined);
+const limitOf = (reading: RateLimitReading): number | undefined =>
+	reading.limit && reading.limit > 0 ? reading.limit : undefined;
 
 async function readPools(ctx: IPollFunctions, s: Settings) {
 	const { pools, rateLimit } = await listPools(ctx, { agentId: s.agentId });
-	return { pools: pools.filter((p) => s.poolIds.length === 0 || s.poolIds.includes(String(p.id))), rateLimit: limitOf(rateLimit) };
+	return {
+		pools: pools.filter((p) => s.poolIds.length === 0 || s.poolIds.includes(String(p.id))),
+		rateLimit: limitOf(rateLimit),
+	};
 }
 
 async function readDeals(ctx: IPollFunctions, customerId: string) {
@@ -85,11 +124,16 @@ export class MessagingCrmTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Messaging CRM Trigger',
 		name: 'messagingCrmTrigger',
-		icon: { light: 'file:../../icons/messagingCrm.svg', dark: 'file:../../icons/messagingCrm.dark.svg' },
+		icon: {
+			light: 'file:../../icons/messagingCrm.svg',
+			dark: 'file:../../icons/messagingCrm.dark.svg',
+		},
 		group: ['trigger'],
 		version: 1,
-		subtitle: '={{$parameter["watch"] === "deals" ? "Deals: " + $parameter["dealEvents"].join(", ") : "Pools: " + $parameter["poolEvents"].join(", ")}}',
-		description: 'Starts a workflow when a promo pool runs low, empties or is restocked, or when a watched customer\'s deal moves',
+		subtitle:
+			'={{$parameter["watch"] === "deals" ? "Deals: " + $parameter["dealEvents"].join(", ") : "Pools: " + $parameter["poolEvents"].join(", ")}}',
+		description:
+			"Starts a workflow when a promo pool runs low, empties or is restocked, or when a watched customer's deal moves",
 		defaults: { name: 'Messaging CRM Trigger' },
 		polling: true,
 		inputs: [],
@@ -102,8 +146,18 @@ export class MessagingCrmTrigger implements INodeType {
 				type: 'options',
 				default: 'pools',
 				options: [
-					{ name: 'Promo Pools', value: 'pools', description: 'Counters of the company\'s promo pools: one request per poll. Needs promo:read.' },
-					{ name: 'Deals of Watched Customers', value: 'deals', description: 'The deals of a list of customers: one request per customer. Needs customers:read.' },
+					{
+						name: 'Promo Pools',
+						value: 'pools',
+						description:
+							"Counters of the company's promo pools: one request per poll. Needs promo:read.",
+					},
+					{
+						name: 'Deals of Watched Customers',
+						value: 'deals',
+						description:
+							'The deals of a list of customers: one request per customer. Needs customers:read.',
+					},
 				],
 			},
 			{
@@ -115,10 +169,22 @@ export class MessagingCrmTrigger implements INodeType {
 				displayOptions: { show: { watch: ['pools'] } },
 				options: [
 					{ name: 'Any Counter Changed', value: 'anyCounterChanged' },
-					{ name: 'Codes Issued', value: 'codesIssued', description: 'Issued rose: one event with the count' },
-					{ name: 'Exhausted Requests Rose', value: 'exhaustedRequestsRose', description: 'Customers asked for a code and found the pool empty' },
+					{
+						name: 'Codes Issued',
+						value: 'codesIssued',
+						description: 'Issued rose: one event with the count',
+					},
+					{
+						name: 'Exhausted Requests Rose',
+						value: 'exhaustedRequestsRose',
+						description: 'Customers asked for a code and found the pool empty',
+					},
 					{ name: 'Pool Became Empty', value: 'poolEmpty' },
-					{ name: 'Pool Became Low', value: 'poolLow', description: 'Remaining fell to or below the low threshold' },
+					{
+						name: 'Pool Became Low',
+						value: 'poolLow',
+						description: 'Remaining fell to or below the low threshold',
+					},
 					{ name: 'Pool Disabled', value: 'poolDisabled' },
 					{ name: 'Pool Enabled', value: 'poolEnabled' },
 					{ name: 'Pool Restocked', value: 'poolRestocked', description: 'Remaining rose' },
@@ -131,7 +197,8 @@ export class MessagingCrmTrigger implements INodeType {
 				typeOptions: { loadOptionsMethod: 'getAgents' },
 				default: '',
 				displayOptions: { show: { watch: ['pools'] } },
-				description: 'Only this agent\'s pools; empty for all. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+				description:
+					'Only this agent\'s pools; empty for all. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 			},
 			{
 				displayName: 'Pool Names or IDs',
@@ -140,7 +207,8 @@ export class MessagingCrmTrigger implements INodeType {
 				typeOptions: { loadOptionsMethod: 'getPools', loadOptionsDependsOn: ['agentId'] },
 				default: [],
 				displayOptions: { show: { watch: ['pools'] } },
-				description: 'Only these pools; empty for all. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+				description:
+					'Only these pools; empty for all. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 			},
 			{
 				displayName: 'Events',
@@ -174,16 +242,21 @@ export class MessagingCrmTrigger implements INodeType {
 				typeOptions: { loadOptionsMethod: 'getPipelines' },
 				default: '',
 				displayOptions: { show: { watch: ['deals'] } },
-				description: 'Report moves only within this pipeline; empty for any. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+				description:
+					'Report moves only within this pipeline; empty for any. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 			},
 			{
 				displayName: 'Only Moves Into Stage Names or IDs',
 				name: 'stageCodes',
 				type: 'multiOptions',
-				typeOptions: { loadOptionsMethod: 'getStageCodeList', loadOptionsDependsOn: ['pipelineId'] },
+				typeOptions: {
+					loadOptionsMethod: 'getStageCodeList',
+					loadOptionsDependsOn: ['pipelineId'],
+				},
 				default: [],
 				displayOptions: { show: { watch: ['deals'] } },
-				description: 'Report moves only into these stages (by stage code); empty for any. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+				description:
+					'Report moves only into these stages (by stage code); empty for any. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 			},
 			{
 				displayName: 'Options',
@@ -198,7 +271,8 @@ export class MessagingCrmTrigger implements INodeType {
 						type: 'number',
 						typeOptions: { minValue: 1, maxValue: 100 },
 						default: 50,
-						description: 'The most of the key\'s rate limit (read from the API\'s headers) one poll may use, leaving the rest to your workflows',
+						description:
+							"The most of the key's rate limit (read from the API's headers) one poll may use, leaving the rest to your workflows",
 					},
 				],
 			},
@@ -219,16 +293,33 @@ export class MessagingCrmTrigger implements INodeType {
 			// A realistic sample from the current state; the stored state is not touched.
 			if (settings.watch === 'pools') {
 				const { pools } = await readPools(this, settings);
-				if (pools.length === 0) return [sample(settings.events[0], { message: 'No promo pool matches the filters' })];
+				if (pools.length === 0)
+					return [sample(settings.events[0], { message: 'No promo pool matches the filters' })];
 				const zero = { total: 0, issued: 0, remaining: 0, low_threshold: 0, exhausted_requests: 0 };
-				return [sample(settings.events[0], { pool: pools[0], before: { ...pools[0] }, deltas: zero })];
+				return [
+					sample(settings.events[0], { pool: pools[0], before: { ...pools[0] }, deltas: zero }),
+				];
 			}
 			const customerId = settings.customerIds[0];
 			const { deals } = await readDeals(this, customerId);
 			const deal = deals.find((d) => d.status !== 'won' && d.status !== 'lost') ?? deals[0];
-			if (!deal) return [sample(settings.events[0], { customer_id: customerId, message: 'This customer has no deal yet' })];
+			if (!deal)
+				return [
+					sample(settings.events[0], {
+						customer_id: customerId,
+						message: 'This customer has no deal yet',
+					}),
+				];
 			const stage = { id: deal.stage_id ?? null, code: deal.stage_code ?? null };
-			return [sample(settings.events[0], { customer_id: customerId, deal, stage_before: stage, stage_after: stage, moved_at: deal.moved_at ?? null })];
+			return [
+				sample(settings.events[0], {
+					customer_id: customerId,
+					deal,
+					stage_before: stage,
+					stage_after: stage,
+					moved_at: deal.moved_at ?? null,
+				}),
+			];
 		}
 
 		let result: { state: TriggerState; events: Emitted[] };
@@ -248,7 +339,14 @@ export class MessagingCrmTrigger implements INodeType {
 				rateLimit = read.rateLimit ?? rateLimit;
 				reads.push({ customerId, deals: read.deals });
 			}
-			result = pollDeals({ ...state, rateLimit }, reads, settings.customerIds, wanted, { pipelineId: settings.pipelineId, stageCodes: settings.stageCodes }, plan.nextCursor);
+			result = pollDeals(
+				{ ...state, rateLimit },
+				reads,
+				settings.customerIds,
+				wanted,
+				{ pipelineId: settings.pipelineId, stageCodes: settings.stageCodes },
+				plan.nextCursor,
+			);
 		}
 		staticData.state = result.state;
 		if (result.events.length === 0) return null;

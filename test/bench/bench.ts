@@ -9,7 +9,14 @@ import os from 'os';
 import path from 'path';
 
 import { PackageDirectoryLoader } from 'n8n-core';
-import type { IDataObject, INodeExecutionData, INodeParameters, INodeType, INodeTypes, IVersionedNodeType } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INodeExecutionData,
+	INodeParameters,
+	INodeType,
+	INodeTypes,
+	IVersionedNodeType,
+} from 'n8n-workflow';
 
 import { ensureN8n, N8N_VERSION, ROOT } from '../e2e/n8n';
 import { createTrigger, loadPackage, runNode } from '../harness/n8n';
@@ -29,15 +36,24 @@ async function control(method: string, route: string, body?: unknown): Promise<J
 		headers: { 'X-Sandbox-Token': TOKEN, 'Content-Type': 'application/json' },
 		body: body === undefined ? undefined : JSON.stringify(body),
 	});
-	if (!response.ok) throw new Error(`control ${method} ${route}: ${response.status} ${await response.text()}`);
+	if (!response.ok)
+		throw new Error(`control ${method} ${route}: ${response.status} ${await response.text()}`);
 	return (await response.json()) as Json;
 }
 
 async function startSandboxProcess() {
-	const child = spawn(process.execPath, [require.resolve('ts-node/dist/bin.js'), '--transpile-only', path.join(ROOT, 'test/sandbox/cli.ts')], {
-		env: { ...process.env, SANDBOX_PORT: String(PORT), SANDBOX_CONTROL_TOKEN: TOKEN },
-		stdio: 'ignore',
-	});
+	const child = spawn(
+		process.execPath,
+		[
+			require.resolve('ts-node/dist/bin.js'),
+			'--transpile-only',
+			path.join(ROOT, 'test/sandbox/cli.ts'),
+		],
+		{
+			env: { ...process.env, SANDBOX_PORT: String(PORT), SANDBOX_CONTROL_TOKEN: TOKEN },
+			stdio: 'ignore',
+		},
+	);
 	for (let i = 0; i < 200; i++) {
 		try {
 			await control('GET', '/config');
@@ -57,28 +73,56 @@ async function fresh(rateLimit: Json): Promise<string> {
 
 type Log = Array<{ at: number; status: number; method: string; path: string }>;
 const requestLog = async () => (await control('GET', '/requests')).requests as Log;
-const stats = async () => (await control('GET', '/stats')) as Json & { customers: number; requests: number; messagesSent: number; customersWithMoreThanOneMessage: number; byStatus: Record<string, number> };
+const stats = async () =>
+	(await control('GET', '/stats')) as Json & {
+		customers: number;
+		requests: number;
+		messagesSent: number;
+		customersWithMoreThanOneMessage: number;
+		byStatus: Record<string, number>;
+	};
 
 /** n8n's own HTTP Request node, from the n8n installed for the end-to-end tests. */
 async function nodeTypesWithHttpRequest(): Promise<INodeTypes> {
 	ensureN8n(N8N_VERSION);
-	const loader = new PackageDirectoryLoader(path.join(ROOT, '.cache', `n8n-${N8N_VERSION}`, 'node_modules', 'n8n-nodes-base'), [], ['n8n-nodes-base.httpRequest']);
+	const loader = new PackageDirectoryLoader(
+		path.join(ROOT, '.cache', `n8n-${N8N_VERSION}`, 'node_modules', 'n8n-nodes-base'),
+		[],
+		['n8n-nodes-base.httpRequest'],
+	);
 	await loader.loadAll();
 	const ours = (await loadPackage()).nodeTypes;
 	const http = loader.nodeTypes.httpRequest.type as IVersionedNodeType;
 	const get = (name: string, version?: number): INodeType =>
-		name === 'n8n-nodes-base.httpRequest' ? http.getNodeType(version) : ours.getByNameAndVersion(name, version);
-	return { getByName: (name) => (name === 'n8n-nodes-base.httpRequest' ? http : ours.getByName(name)), getByNameAndVersion: get, getKnownTypes: () => ({}) };
+		name === 'n8n-nodes-base.httpRequest'
+			? http.getNodeType(version)
+			: ours.getByNameAndVersion(name, version);
+	return {
+		getByName: (name) => (name === 'n8n-nodes-base.httpRequest' ? http : ours.getByName(name)),
+		getByNameAndVersion: get,
+		getKnownTypes: () => ({}),
+	};
 }
 
 function httpNode(parameters: INodeParameters, settings: Json = {}) {
 	return {
-		node: { type: 'n8n-nodes-base.httpRequest', typeVersion: 4.2, name: 'HTTP Request', ...settings },
-		parameters: { authentication: 'predefinedCredentialType', nodeCredentialType: 'messagingCrmApi', options: {}, ...parameters },
+		node: {
+			type: 'n8n-nodes-base.httpRequest',
+			typeVersion: 4.2,
+			name: 'HTTP Request',
+			...settings,
+		},
+		parameters: {
+			authentication: 'predefinedCredentialType',
+			nodeCredentialType: 'messagingCrmApi',
+			options: {},
+			...parameters,
+		},
 	};
 }
 
-const items = (n: number, make: (i: number) => IDataObject): INodeExecutionData[] => Array.from({ length: n }, (_, i) => ({ json: make(i) }));
+const items = (n: number, make: (i: number) => IDataObject): INodeExecutionData[] =>
+	Array.from({ length: n }, (_, i) => ({ json: make(i) }));
 
 /** Accepted requests per full rate window, as a share of the limit (the last, partial window left out). */
 function windowShare(log: Log): number {
@@ -86,7 +130,11 @@ function windowShare(log: Log): number {
 	if (ok.length === 0) return 0;
 	const t0 = log[0].at;
 	const buckets = new Map<number, number>();
-	for (const r of ok) buckets.set(Math.floor((r.at - t0) / WINDOW_MS), (buckets.get(Math.floor((r.at - t0) / WINDOW_MS)) ?? 0) + 1);
+	for (const r of ok)
+		buckets.set(
+			Math.floor((r.at - t0) / WINDOW_MS),
+			(buckets.get(Math.floor((r.at - t0) / WINDOW_MS)) ?? 0) + 1,
+		);
 	const last = Math.max(...buckets.keys());
 	const full = [...buckets.entries()].filter(([k]) => k < last).map(([, v]) => v);
 	const counts = full.length ? full : [...buckets.values()];
@@ -110,8 +158,14 @@ async function bulkUpsert(types: INodeTypes) {
 		const log = await requestLog();
 		const s = await stats();
 		const errors = result.items.filter((i) => i.json.error);
-		const nodeError = result.error as unknown as { httpCode?: string; message?: string } | undefined;
-		const tooMany = errors.filter((i) => /429|rate.?limit/i.test(JSON.stringify(i.json))).length + (nodeError && (nodeError.httpCode === '429' || /429|too many requests/i.test(nodeError.message ?? '')) ? 1 : 0);
+		const nodeError = result.error as unknown as
+			{ httpCode?: string; message?: string } | undefined;
+		const tooMany =
+			errors.filter((i) => /429|rate.?limit/i.test(JSON.stringify(i.json))).length +
+			(nodeError &&
+			(nodeError.httpCode === '429' || /429|too many requests/i.test(nodeError.message ?? ''))
+				? 1
+				: 0);
 		const created = s.customers - 0;
 		const figures = {
 			seconds,
@@ -125,15 +179,45 @@ async function bulkUpsert(types: INodeTypes) {
 			duplicate_customers: Math.max(0, created - (s.distinctPhones as number)),
 		};
 		out[label] = figures;
-		row('Bulk upsert 1,000', label, `${(figures.share_of_limit * 100).toFixed(1)} % of limit`, `${figures.errors_429_in_output} 429 in output`, `${figures.failed_items} failed`, `${figures.duplicate_customers} duplicates`, `${seconds.toFixed(1)} s`);
+		row(
+			'Bulk upsert 1,000',
+			label,
+			`${(figures.share_of_limit * 100).toFixed(1)} % of limit`,
+			`${figures.errors_429_in_output} 429 in output`,
+			`${figures.failed_items} failed`,
+			`${figures.duplicate_customers} duplicates`,
+			`${seconds.toFixed(1)} s`,
+		);
 	};
-	const ourParams = { resource: 'customer', operation: 'upsert', phone: '={{ $json.phone }}', additionalFields: { fullName: '={{ $json.name }}' } };
-	await run('Messaging CRM node', (apiKey) => runNode({ parameters: ourParams, credentials: { baseUrl: BASE, apiKey }, items: input, continueOnFail: true }));
-	const body = { method: 'POST', url: `${BASE}/customers`, sendBody: true, specifyBody: 'json', jsonBody: '={{ JSON.stringify({ phone: $json.phone, full_name: $json.name }) }}' };
+	const ourParams = {
+		resource: 'customer',
+		operation: 'upsert',
+		phone: '={{ $json.phone }}',
+		additionalFields: { fullName: '={{ $json.name }}' },
+	};
+	await run('Messaging CRM node', (apiKey) =>
+		runNode({
+			parameters: ourParams,
+			credentials: { baseUrl: BASE, apiKey },
+			items: input,
+			continueOnFail: true,
+		}),
+	);
+	const body = {
+		method: 'POST',
+		url: `${BASE}/customers`,
+		sendBody: true,
+		specifyBody: 'json',
+		jsonBody: '={{ JSON.stringify({ phone: $json.phone, full_name: $json.name }) }}',
+	};
 	const http = httpNode(body);
-	await run('HTTP Request, defaults', (apiKey) => runNode({ ...http, credentials: { baseUrl: BASE, apiKey }, items: input, nodeTypes: types }));
+	await run('HTTP Request, defaults', (apiKey) =>
+		runNode({ ...http, credentials: { baseUrl: BASE, apiKey }, items: input, nodeTypes: types }),
+	);
 	const retry = httpNode(body, { retryOnFail: true, maxTries: 5, waitBetweenTries: 5000 });
-	await run('HTTP Request, Retry On Fail max', (apiKey) => runNode({ ...retry, credentials: { baseUrl: BASE, apiKey }, items: input, nodeTypes: types }));
+	await run('HTTP Request, Retry On Fail max', (apiKey) =>
+		runNode({ ...retry, credentials: { baseUrl: BASE, apiKey }, items: input, nodeTypes: types }),
+	);
 	results.bulkUpsert = out;
 }
 
@@ -148,16 +232,41 @@ async function perItemOverhead(types: INodeTypes) {
 			const started = process.hrtime.bigint();
 			const result = await go();
 			const ms = Number(process.hrtime.bigint() - started) / 1e6;
-			if (result.error || result.items.length !== 2000) throw new Error(`overhead run failed: ${result.error?.message ?? result.items.length}`);
+			if (result.error || result.items.length !== 2000)
+				throw new Error(`overhead run failed: ${result.error?.message ?? result.items.length}`);
 			best = Math.min(best, ms);
 		}
 		return best / 2000;
 	};
-	const ours = await time(() => runNode({ parameters: { resource: 'customer', operation: 'get', customerId: { __rl: true, mode: 'id', value: '={{ $json.id }}' } }, credentials: { baseUrl: BASE, apiKey }, items: input }));
+	const ours = await time(() =>
+		runNode({
+			parameters: {
+				resource: 'customer',
+				operation: 'get',
+				customerId: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
+			},
+			credentials: { baseUrl: BASE, apiKey },
+			items: input,
+		}),
+	);
 	const http = httpNode({ method: 'GET', url: `=${BASE}/customers/{{ $json.id }}` });
-	const theirs = await time(() => runNode({ ...http, credentials: { baseUrl: BASE, apiKey }, items: input, nodeTypes: types }));
-	results.perItemOverhead = { node_ms_per_item: Number(ours.toFixed(3)), http_request_ms_per_item: Number(theirs.toFixed(3)), ratio: Number((ours / theirs).toFixed(3)) };
-	row('Get Customer × 2,000', 'Messaging CRM node', `${ours.toFixed(3)} ms/item`, '', '', `ratio ${(ours / theirs).toFixed(2)}`, '');
+	const theirs = await time(() =>
+		runNode({ ...http, credentials: { baseUrl: BASE, apiKey }, items: input, nodeTypes: types }),
+	);
+	results.perItemOverhead = {
+		node_ms_per_item: Number(ours.toFixed(3)),
+		http_request_ms_per_item: Number(theirs.toFixed(3)),
+		ratio: Number((ours / theirs).toFixed(3)),
+	};
+	row(
+		'Get Customer × 2,000',
+		'Messaging CRM node',
+		`${ours.toFixed(3)} ms/item`,
+		'',
+		'',
+		`ratio ${(ours / theirs).toFixed(2)}`,
+		'',
+	);
 	row('Get Customer × 2,000', 'HTTP Request', `${theirs.toFixed(3)} ms/item`, '', '', '', '');
 }
 
@@ -169,16 +278,43 @@ async function restock() {
 	let peak = baseline;
 	const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
 	const csv = `code,batch\n${Array.from({ length: 100_000 }, (_, i) => `RS-${String(i).padStart(7, '0')},b1`).join('\n')}\n`;
-	const item: INodeExecutionData = { json: {}, binary: { data: { data: Buffer.from(csv).toString('base64'), mimeType: 'text/csv', fileName: 'codes.csv' } } };
+	const item: INodeExecutionData = {
+		json: {},
+		binary: {
+			data: {
+				data: Buffer.from(csv).toString('base64'),
+				mimeType: 'text/csv',
+				fileName: 'codes.csv',
+			},
+		},
+	};
 	const started = Date.now();
-	const upload = await runNode({ parameters: { resource: 'promoCode', operation: 'upload', poolId: { __rl: true, mode: 'id', value: poolId }, codesFrom: 'binary', csvColumn: 'code' }, credentials: { baseUrl: BASE, apiKey }, items: [item] });
+	const upload = await runNode({
+		parameters: {
+			resource: 'promoCode',
+			operation: 'upload',
+			poolId: { __rl: true, mode: 'id', value: poolId },
+			codesFrom: 'binary',
+			csvColumn: 'code',
+		},
+		credentials: { baseUrl: BASE, apiKey },
+		items: [item],
+	});
 	const uploadSeconds = (Date.now() - started) / 1000;
 	clearInterval(sampler);
 	if (upload.error) throw upload.error;
 	const uploadRequests = (await requestLog()).length;
 	await control('DELETE', '/requests');
 	const listStarted = Date.now();
-	const list = await runNode({ parameters: { resource: 'promoCode', operation: 'getMany', poolId: { __rl: true, mode: 'id', value: poolId }, returnAll: true }, credentials: { baseUrl: BASE, apiKey } });
+	const list = await runNode({
+		parameters: {
+			resource: 'promoCode',
+			operation: 'getMany',
+			poolId: { __rl: true, mode: 'id', value: poolId },
+			returnAll: true,
+		},
+		credentials: { baseUrl: BASE, apiKey },
+	});
 	const listSeconds = (Date.now() - listStarted) / 1000;
 	const codes = list.items.map((i) => i.json.code);
 	const figures = {
@@ -192,19 +328,43 @@ async function restock() {
 		return_all_seconds: listSeconds,
 	};
 	results.restock = figures;
-	row('Restock 100,000 codes (CSV)', 'Messaging CRM node', `${figures.upload_requests} requests`, `${uploadSeconds.toFixed(1)} s`, `+${figures.peak_memory_above_baseline_mb} MB peak`, '', '');
-	row('Return All over 100,000 codes', 'Messaging CRM node', `${figures.return_all_requests} requests`, `${figures.return_all_items} items`, `${figures.return_all_distinct} distinct`, '', `${listSeconds.toFixed(1)} s`);
+	row(
+		'Restock 100,000 codes (CSV)',
+		'Messaging CRM node',
+		`${figures.upload_requests} requests`,
+		`${uploadSeconds.toFixed(1)} s`,
+		`+${figures.peak_memory_above_baseline_mb} MB peak`,
+		'',
+		'',
+	);
+	row(
+		'Return All over 100,000 codes',
+		'Messaging CRM node',
+		`${figures.return_all_requests} requests`,
+		`${figures.return_all_items} items`,
+		`${figures.return_all_distinct} distinct`,
+		'',
+		`${listSeconds.toFixed(1)} s`,
+	);
 }
 
 async function trigger() {
 	const apiKey = await fresh({ enabled: true, limit: LIMIT, windowMs: WINDOW_MS });
-	const pools = await createTrigger({ watch: 'pools', poolEvents: ['codesIssued'] }, { baseUrl: BASE, apiKey });
+	const pools = await createTrigger(
+		{ watch: 'pools', poolEvents: ['codesIssued'] },
+		{ baseUrl: BASE, apiKey },
+	);
 	await pools.poll();
 	await control('DELETE', '/requests');
 	await pools.poll();
 	const poolRequests = (await requestLog()).length;
-	const { ids } = (await control('POST', '/customers/bulk', { count: 500, withDeals: true })) as { ids: string[] };
-	const deals = await createTrigger({ watch: 'deals', dealEvents: ['dealMoved'], customerIds: ids.join('\n') }, { baseUrl: BASE, apiKey });
+	const { ids } = (await control('POST', '/customers/bulk', { count: 500, withDeals: true })) as {
+		ids: string[];
+	};
+	const deals = await createTrigger(
+		{ watch: 'deals', dealEvents: ['dealMoved'], customerIds: ids.join('\n') },
+		{ baseUrl: BASE, apiKey },
+	);
 	const seen = new Set<string>();
 	const perPoll: number[] = [];
 	let polls = 0;
@@ -216,34 +376,104 @@ async function trigger() {
 		perPoll.push(log.length);
 		for (const r of log) seen.add(r.path.split('/')[2]);
 	}
-	const figures = { pool_requests_per_poll: poolRequests, watched_customers: 500, deal_requests_per_poll: Math.max(...perPoll), polls_to_read_every_customer: polls, share_of_rate_limit: Number((Math.max(...perPoll) / LIMIT).toFixed(3)) };
+	const figures = {
+		pool_requests_per_poll: poolRequests,
+		watched_customers: 500,
+		deal_requests_per_poll: Math.max(...perPoll),
+		polls_to_read_every_customer: polls,
+		share_of_rate_limit: Number((Math.max(...perPoll) / LIMIT).toFixed(3)),
+	};
 	results.trigger = figures;
 	row('Trigger: pools', 'Messaging CRM Trigger', `${poolRequests} request/poll`, '', '', '', '');
-	row('Trigger: 500 watched customers', 'Messaging CRM Trigger', `${figures.deal_requests_per_poll} requests/poll`, `${polls} polls to read all`, `${(figures.share_of_rate_limit * 100).toFixed(0)} % of limit per poll`, '', '');
+	row(
+		'Trigger: 500 watched customers',
+		'Messaging CRM Trigger',
+		`${figures.deal_requests_per_poll} requests/poll`,
+		`${polls} polls to read all`,
+		`${(figures.share_of_rate_limit * 100).toFixed(0)} % of limit per poll`,
+		'',
+		'',
+	);
 }
 
 async function sendsUnderFaults(types: INodeTypes) {
 	const out: Json = {};
-	const run = async (label: string, go: (apiKey: string, input: INodeExecutionData[]) => ReturnType<typeof runNode>) => {
+	const run = async (
+		label: string,
+		go: (apiKey: string, input: INodeExecutionData[]) => ReturnType<typeof runNode>,
+	) => {
 		const apiKey = await fresh({ enabled: false, limit: LIMIT, windowMs: WINDOW_MS });
 		const { ids } = (await control('POST', '/customers/bulk', { count: 500 })) as { ids: string[] };
 		await control('DELETE', '/requests');
-		await control('POST', '/chaos', { seed: 42, p502: 0.05, pReset: 0.05, p429: 0.05, pathPrefix: '/customers/' });
+		await control('POST', '/chaos', {
+			seed: 42,
+			p502: 0.05,
+			pReset: 0.05,
+			p429: 0.05,
+			pathPrefix: '/customers/',
+		});
 		const started = Date.now();
-		const result = await go(apiKey, items(500, (i) => ({ id: ids[i] })));
+		const result = await go(
+			apiKey,
+			items(500, (i) => ({ id: ids[i] })),
+		);
 		const seconds = (Date.now() - started) / 1000;
 		await control('POST', '/chaos', {});
 		const s = await stats();
 		// Items that never got their message (with a node-level failure, every customer not messaged).
-		const failed = result.error ? 500 - Number(s.customersMessaged) : result.items.filter((i) => i.json.error).length;
-		const figures = { seconds, delivered: s.messagesSent, customers_messaged_twice: s.customersWithMoreThanOneMessage, failed_items: failed, requests: s.requests, extra_requests: s.requests - 500 };
+		const failed = result.error
+			? 500 - Number(s.customersMessaged)
+			: result.items.filter((i) => i.json.error).length;
+		const figures = {
+			seconds,
+			delivered: s.messagesSent,
+			customers_messaged_twice: s.customersWithMoreThanOneMessage,
+			failed_items: failed,
+			requests: s.requests,
+			extra_requests: s.requests - 500,
+		};
 		out[label] = figures;
-		row('500 sends, 15 % faults', label, `${figures.delivered} delivered`, `${figures.customers_messaged_twice} twice`, `${failed} failed`, `+${figures.extra_requests} requests`, `${seconds.toFixed(1)} s`);
+		row(
+			'500 sends, 15 % faults',
+			label,
+			`${figures.delivered} delivered`,
+			`${figures.customers_messaged_twice} twice`,
+			`${failed} failed`,
+			`+${figures.extra_requests} requests`,
+			`${seconds.toFixed(1)} s`,
+		);
 	};
-	const ours = { resource: 'message', operation: 'send', customerId: { __rl: true, mode: 'id', value: '={{ $json.id }}' }, messengerType: 'telegram', content: 'text', text: 'Your order has shipped.' };
-	await run('Messaging CRM node', (apiKey, input) => runNode({ parameters: ours, credentials: { baseUrl: BASE, apiKey }, items: input, continueOnFail: true }));
-	const body = { method: 'POST', url: `=${BASE}/customers/{{ $json.id }}/messages`, sendBody: true, specifyBody: 'json', jsonBody: '={"messenger_type": "telegram", "text": "Your order has shipped."}' };
-	await run('HTTP Request, Retry On Fail max', (apiKey, input) => runNode({ ...httpNode(body, { retryOnFail: true, maxTries: 5, waitBetweenTries: 5000 }), credentials: { baseUrl: BASE, apiKey }, items: input, nodeTypes: types }));
+	const ours = {
+		resource: 'message',
+		operation: 'send',
+		customerId: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
+		messengerType: 'telegram',
+		content: 'text',
+		text: 'Your order has shipped.',
+	};
+	await run('Messaging CRM node', (apiKey, input) =>
+		runNode({
+			parameters: ours,
+			credentials: { baseUrl: BASE, apiKey },
+			items: input,
+			continueOnFail: true,
+		}),
+	);
+	const body = {
+		method: 'POST',
+		url: `=${BASE}/customers/{{ $json.id }}/messages`,
+		sendBody: true,
+		specifyBody: 'json',
+		jsonBody: '={"messenger_type": "telegram", "text": "Your order has shipped."}',
+	};
+	await run('HTTP Request, Retry On Fail max', (apiKey, input) =>
+		runNode({
+			...httpNode(body, { retryOnFail: true, maxTries: 5, waitBetweenTries: 5000 }),
+			credentials: { baseUrl: BASE, apiKey },
+			items: input,
+			nodeTypes: types,
+		}),
+	);
 	results.sendsUnderFaults = out;
 }
 
@@ -261,13 +491,25 @@ async function main() {
 	} finally {
 		child.kill();
 	}
-	const machine = { cpu: os.cpus()[0]?.model, cores: os.cpus().length, memory_gb: Math.round(os.totalmem() / 1024 ** 3), node: process.version, n8n_core: require('n8n-core/package.json').version as string, when: new Date().toISOString() };
+	const machine = {
+		cpu: os.cpus()[0]?.model,
+		cores: os.cpus().length,
+		memory_gb: Math.round(os.totalmem() / 1024 ** 3),
+		node: process.version,
+		n8n_core: require('n8n-core/package.json').version as string,
+		when: new Date().toISOString(),
+	};
 	const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => r[i].length))) ?? [];
-	console.log(`\nMachine: ${machine.cores} × ${machine.cpu}, ${machine.memory_gb} GB, Node ${machine.node}. Rate limit ${LIMIT} per ${WINDOW_MS / 1000} s (the API's ratio, 10× faster).\n`);
+	console.log(
+		`\nMachine: ${machine.cores} × ${machine.cpu}, ${machine.memory_gb} GB, Node ${machine.node}. Rate limit ${LIMIT} per ${WINDOW_MS / 1000} s (the API's ratio, 10× faster).\n`,
+	);
 	for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i])).join('  '));
 	const dir = path.join(ROOT, 'test', 'bench', 'results');
 	mkdirSync(dir, { recursive: true });
-	writeFileSync(path.join(dir, only.length ? 'partial.json' : 'latest.json'), `${JSON.stringify({ machine, rateLimit: { limit: LIMIT, windowMs: WINDOW_MS }, results }, null, 2)}\n`);
+	writeFileSync(
+		path.join(dir, only.length ? 'partial.json' : 'latest.json'),
+		`${JSON.stringify({ machine, rateLimit: { limit: LIMIT, windowMs: WINDOW_MS }, results }, null, 2)}\n`,
+	);
 }
 
 main().catch((error: unknown) => {

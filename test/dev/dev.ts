@@ -19,11 +19,17 @@ const PASSWORD = 'Demo-password-1';
 
 async function main() {
 	ensureN8n(N8N_VERSION);
-	const sandbox = await startSandbox({ port: SANDBOX_PORT, seed: 'demo', keys: [{ key: DEMO_API_KEY }] });
+	const sandbox = await startSandbox({
+		port: SANDBOX_PORT,
+		seed: 'demo',
+		keys: [{ key: DEMO_API_KEY }],
+	});
 	// Some customers have asked for codes already: one pool is comfortable, the other runs low.
 	sandbox.issueCodes(DEMO.welcomePool, 12);
 	sandbox.issueCodes(DEMO.vipPool, 8);
-	console.log(`Sandbox with the demo company: ${sandbox.url} (API key ${DEMO_API_KEY}, control token ${sandbox.controlToken})`);
+	console.log(
+		`Sandbox with the demo company: ${sandbox.url} (API key ${DEMO_API_KEY}, control token ${sandbox.controlToken})`,
+	);
 
 	const userFolder = path.join(ROOT, '.cache', 'dev-home');
 	const firstRun = !existsSync(path.join(userFolder, '.n8n', 'dev-ready'));
@@ -42,7 +48,9 @@ async function main() {
 	}
 	console.log('');
 	console.log(`n8n is ready: ${n8n.url}  (log in as ${EMAIL} / ${PASSWORD})`);
-	console.log('The Messaging CRM nodes, a credential pointing at the sandbox and three example workflows are there.');
+	console.log(
+		'The Messaging CRM nodes, a credential pointing at the sandbox and three example workflows are there.',
+	);
 	console.log('Ctrl-C stops n8n and the sandbox.');
 	let stopping = false;
 	const stop = async () => {

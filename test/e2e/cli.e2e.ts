@@ -12,70 +12,111 @@ import { ensureN8n, n8nCli, N8N_V1_VERSION, N8N_VERSION, prepareUserFolder } fro
 import type { WorkflowJson } from './setup';
 import { exampleWorkflows, importCredential, importWorkflows } from './setup';
 
-describe.each([N8N_VERSION, N8N_V1_VERSION])('workflow 1 in n8n %s, run with n8n execute', (version) => {
-	let sandbox: Sandbox;
-	let apiKey: string;
-	const options = { userFolder: mkdtempSync(path.join(tmpdir(), `n8n-e2e-cli-${version}-`)), version, port: 5690 };
+describe.each([N8N_VERSION, N8N_V1_VERSION])(
+	'workflow 1 in n8n %s, run with n8n execute',
+	(version) => {
+		let sandbox: Sandbox;
+		let apiKey: string;
+		const options = {
+			userFolder: mkdtempSync(path.join(tmpdir(), `n8n-e2e-cli-${version}-`)),
+			version,
+			port: 5690,
+		};
 
-	beforeAll(async () => {
-		ensureN8n(version);
-		sandbox = await startSandbox();
-		prepareUserFolder(options.userFolder);
-		apiKey = sandbox.mintKey();
-		await importCredential(options, { baseUrl: sandbox.url, apiKey });
-		await importCredential(options, { baseUrl: sandbox.url, apiKey: sandbox.mintKey(['customers:read', 'customers:write']) }, 'mcrmNoSendCred01', 'Messaging CRM without messages:send');
-		const [welcome] = exampleWorkflows();
-		const withoutSend: WorkflowJson = JSON.parse(JSON.stringify(welcome));
-		withoutSend.id = 'mcrmNoSendFlow001';
-		withoutSend.name = 'Welcome flow with a key that cannot send';
-		for (const node of withoutSend.nodes) if (node.credentials) node.credentials = { messagingCrmApi: { id: 'mcrmNoSendCred01', name: 'Messaging CRM without messages:send' } };
-		await importWorkflows(options, [welcome, withoutSend]);
-	});
-	afterAll(async () => sandbox?.stop());
+		beforeAll(async () => {
+			ensureN8n(version);
+			sandbox = await startSandbox();
+			prepareUserFolder(options.userFolder);
+			apiKey = sandbox.mintKey();
+			await importCredential(options, { baseUrl: sandbox.url, apiKey });
+			await importCredential(
+				options,
+				{ baseUrl: sandbox.url, apiKey: sandbox.mintKey(['customers:read', 'customers:write']) },
+				'mcrmNoSendCred01',
+				'Messaging CRM without messages:send',
+			);
+			const [welcome] = exampleWorkflows();
+			const withoutSend: WorkflowJson = JSON.parse(JSON.stringify(welcome));
+			withoutSend.id = 'mcrmNoSendFlow001';
+			withoutSend.name = 'Welcome flow with a key that cannot send';
+			for (const node of withoutSend.nodes)
+				if (node.credentials)
+					node.credentials = {
+						messagingCrmApi: {
+							id: 'mcrmNoSendCred01',
+							name: 'Messaging CRM without messages:send',
+						},
+					};
+			await importWorkflows(options, [welcome, withoutSend]);
+		});
+		afterAll(async () => sandbox?.stop());
 
-	it('creates the customer with a deal, opens the dialog and sends the welcome message', async () => {
-		const result = await n8nCli(['execute', '--id=mcrmWelcomeFlow01'], options);
-		expect(result.stdout).toContain('Execution was successful');
-		const customers = [...sandbox.store.customers.values()];
-		expect(customers).toHaveLength(1);
-		expect(customers[0]).toMatchObject({ full_name: 'Jane Doe', phone: '+15550107788', email: 'jane@example.com' });
-		expect(customers[0].variables.get('interest')?.value).toBe('sneakers');
-		const deal = sandbox.store.currentDeal(customers[0].id)!;
-		expect(sandbox.store.pipelines.get(deal.pipeline_id)?.name).toBe('Sales');
-		const dialogs = [...sandbox.store.conversations.values()];
-		expect(dialogs).toHaveLength(1);
-		const messages = [...sandbox.store.messages.values()];
-		expect(messages.map((m) => [m.messenger_type, m.status, m.rendered])).toEqual([['telegram', 'sent', 'Hi <b>Jane Doe</b>, thanks for writing to us! We will reply here shortly.']]);
-		expect(dialogs[0].timeline.map((e) => e.kind)).toEqual(['system', 'outgoing']);
-	});
+		it('creates the customer with a deal, opens the dialog and sends the welcome message', async () => {
+			const result = await n8nCli(['execute', '--id=mcrmWelcomeFlow01'], options);
+			expect(result.stdout).toContain('Execution was successful');
+			const customers = [...sandbox.store.customers.values()];
+			expect(customers).toHaveLength(1);
+			expect(customers[0]).toMatchObject({
+				full_name: 'Jane Doe',
+				phone: '+15550107788',
+				email: 'jane@example.com',
+			});
+			expect(customers[0].variables.get('interest')?.value).toBe('sneakers');
+			const deal = sandbox.store.currentDeal(customers[0].id)!;
+			expect(sandbox.store.pipelines.get(deal.pipeline_id)?.name).toBe('Sales');
+			const dialogs = [...sandbox.store.conversations.values()];
+			expect(dialogs).toHaveLength(1);
+			const messages = [...sandbox.store.messages.values()];
+			expect(messages.map((m) => [m.messenger_type, m.status, m.rendered])).toEqual([
+				[
+					'telegram',
+					'sent',
+					'Hi <b>Jane Doe</b>, thanks for writing to us! We will reply here shortly.',
+				],
+			]);
+			expect(dialogs[0].timeline.map((e) => e.kind)).toEqual(['system', 'outgoing']);
+		});
 
-	it('fails with the missing scope named when the key cannot send', async () => {
-		const result = await n8nCli(['execute', '--id=mcrmNoSendFlow001'], options);
-		const output = `${result.stdout}\n${result.stderr}`;
-		expect(output).not.toContain('Execution was successful');
-		expect(output).toContain('insufficient_scope');
-		expect(output).toContain('messages:send');
-	});
+		it('fails with the missing scope named when the key cannot send', async () => {
+			const result = await n8nCli(['execute', '--id=mcrmNoSendFlow001'], options);
+			const output = `${result.stdout}\n${result.stderr}`;
+			expect(output).not.toContain('Execution was successful');
+			expect(output).toContain('insufficient_scope');
+			expect(output).toContain('messages:send');
+		});
 
-	it('keeps the key out of n8n\'s output, its database and its logs when the server echoes it back', async () => {
-		sandbox.injectFault({ path: '*', count: 1_000_000, kind: 'echo', status: 500, format: 'envelope' });
-		sandbox.clearRequests();
-		const result = await n8nCli(['execute', '--id=mcrmWelcomeFlow01'], options);
-		sandbox.clearFaults();
-		// The server did echo the key, and n8n says what went wrong.
-		expect(sandbox.requests().filter((r) => r.fault === 'echo').length).toBeGreaterThan(0);
-		const output = `${result.stdout}\n${result.stderr}`;
-		expect(output).toContain('internal_error: Upstream failed (key [redacted])');
-		// Everything n8n wrote: its output, and every file of its user folder (database, event log).
-		const files: string[] = [];
-		const walk = (p: string) => (statSync(p).isDirectory() ? readdirSync(p).forEach((f) => walk(path.join(p, f))) : files.push(p));
-		walk(path.join(options.userFolder, '.n8n'));
-		const forms = [apiKey, encodeURIComponent(apiKey), JSON.stringify(apiKey).slice(1, -1)];
-		const holding = (text: string) => forms.some((form) => text.includes(form));
-		expect(holding(output)).toBe(false);
-		expect(files.filter((f) => holding(readFileSync(f, 'latin1')))).toEqual([]);
-		// Not vacuous: the failed execution, with the redacted error, is in what was scanned.
-		expect(files.filter((f) => readFileSync(f, 'latin1').includes('Upstream failed (key [redacted])')).length).toBeGreaterThan(0);
-		expect(holding(`planted ${apiKey}`)).toBe(true);
-	});
-});
+		it("keeps the key out of n8n's output, its database and its logs when the server echoes it back", async () => {
+			sandbox.injectFault({
+				path: '*',
+				count: 1_000_000,
+				kind: 'echo',
+				status: 500,
+				format: 'envelope',
+			});
+			sandbox.clearRequests();
+			const result = await n8nCli(['execute', '--id=mcrmWelcomeFlow01'], options);
+			sandbox.clearFaults();
+			// The server did echo the key, and n8n says what went wrong.
+			expect(sandbox.requests().filter((r) => r.fault === 'echo').length).toBeGreaterThan(0);
+			const output = `${result.stdout}\n${result.stderr}`;
+			expect(output).toContain('internal_error: Upstream failed (key [redacted])');
+			// Everything n8n wrote: its output, and every file of its user folder (database, event log).
+			const files: string[] = [];
+			const walk = (p: string) =>
+				statSync(p).isDirectory()
+					? readdirSync(p).forEach((f) => walk(path.join(p, f)))
+					: files.push(p);
+			walk(path.join(options.userFolder, '.n8n'));
+			const forms = [apiKey, encodeURIComponent(apiKey), JSON.stringify(apiKey).slice(1, -1)];
+			const holding = (text: string) => forms.some((form) => text.includes(form));
+			expect(holding(output)).toBe(false);
+			expect(files.filter((f) => holding(readFileSync(f, 'latin1')))).toEqual([]);
+			// Not vacuous: the failed execution, with the redacted error, is in what was scanned.
+			expect(
+				files.filter((f) => readFileSync(f, 'latin1').includes('Upstream failed (key [redacted])'))
+					.length,
+			).toBeGreaterThan(0);
+			expect(holding(`planted ${apiKey}`)).toBe(true);
+		});
+	},
+);

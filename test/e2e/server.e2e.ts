@@ -15,12 +15,23 @@ import { startSandbox } from '../sandbox/server';
 import { DEMO } from '../sandbox/store';
 import { ensureN8n, N8N_VERSION, prepareUserFolder, ROOT, startN8n } from './n8n';
 import type { WorkflowJson } from './setup';
-import { CREDENTIAL_ID, exampleWorkflows, importCredential, importWorkflows, publishWorkflow, setupOwner } from './setup';
+import {
+	CREDENTIAL_ID,
+	exampleWorkflows,
+	importCredential,
+	importWorkflows,
+	publishWorkflow,
+	setupOwner,
+} from './setup';
 
 const PORT = 5691;
 const SCREENSHOTS = path.join(ROOT, 'test', 'e2e', 'screenshots');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const options = { userFolder: mkdtempSync(path.join(tmpdir(), 'n8n-e2e-server-')), port: PORT, version: N8N_VERSION };
+const options = {
+	userFolder: mkdtempSync(path.join(tmpdir(), 'n8n-e2e-server-')),
+	port: PORT,
+	version: N8N_VERSION,
+};
 
 let sandbox: Sandbox;
 let n8n: Awaited<ReturnType<typeof startN8n>>;
@@ -34,8 +45,10 @@ const until = async (what: string, check: () => boolean | Promise<boolean>, time
 	}
 };
 
-const pollsOfPools = () => sandbox.requests().filter((r) => r.method === 'GET' && r.path === '/promo-pools').length;
-const uploads = () => sandbox.requests().filter((r) => r.method === 'POST' && r.path.endsWith('/codes'));
+const pollsOfPools = () =>
+	sandbox.requests().filter((r) => r.method === 'GET' && r.path === '/promo-pools').length;
+const uploads = () =>
+	sandbox.requests().filter((r) => r.method === 'POST' && r.path.endsWith('/codes'));
 
 beforeAll(async () => {
 	ensureN8n(N8N_VERSION);
@@ -48,7 +61,10 @@ beforeAll(async () => {
 	restock.nodes[0].parameters.pollTimes = { item: [{ mode: 'everyMinute' }] };
 	await importWorkflows(options, workflows);
 	await publishWorkflow(options, 'mcrmRestockFlow01');
-	n8n = await startN8n({ ...options, output: (chunk) => appendFileSync(path.join(tmpdir(), 'n8n-e2e-server.log'), chunk) });
+	n8n = await startN8n({
+		...options,
+		output: (chunk) => appendFileSync(path.join(tmpdir(), 'n8n-e2e-server.log'), chunk),
+	});
 	cookie = await setupOwner(n8n.url);
 });
 
@@ -66,29 +82,49 @@ describe(`a running n8n ${N8N_VERSION}`, () => {
 		const seen = pollsOfPools();
 		await until('one more poll', () => pollsOfPools() >= seen + 1, 90_000);
 		expect(uploads()).toHaveLength(1);
-		expect(sandbox.store.promoPools.get(DEMO.vipPool)!.rows.filter((r) => r.code.startsWith('RESTOCK-'))).toHaveLength(25);
-		const response = await fetch(`${n8n.url}/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId: 'mcrmRestockFlow01' }))}`, { headers: { cookie } });
+		expect(
+			sandbox.store.promoPools.get(DEMO.vipPool)!.rows.filter((r) => r.code.startsWith('RESTOCK-')),
+		).toHaveLength(25);
+		const response = await fetch(
+			`${n8n.url}/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId: 'mcrmRestockFlow01' }))}`,
+			{ headers: { cookie } },
+		);
 		const body = (await response.json()) as { data: { results: Array<{ status: string }> } };
 		expect(body.data.results.map((e) => e.status)).toEqual(['success']);
 	});
 
-	describe('the credential test, run by n8n\'s own credentials tester', () => {
+	describe("the credential test, run by n8n's own credentials tester", () => {
 		const testCredential = async (data: Record<string, unknown>) => {
 			const response = await fetch(`${n8n.url}/rest/credentials/test`, {
 				method: 'POST',
 				headers: { cookie, 'Content-Type': 'application/json', 'browser-id': 'e2e' },
 				// The id of the stored credential, as the editor sends it; the data given here is what is tested.
-				body: JSON.stringify({ credentials: { id: CREDENTIAL_ID, name: 'Messaging CRM sandbox', type: 'messagingCrmApi', data: { scopes: [], allowPlainHttp: false, ...data } } }),
+				body: JSON.stringify({
+					credentials: {
+						id: CREDENTIAL_ID,
+						name: 'Messaging CRM sandbox',
+						type: 'messagingCrmApi',
+						data: { scopes: [], allowPlainHttp: false, ...data },
+					},
+				}),
 			});
 			const body = (await response.json()) as { data?: { status: string; message: string } };
-			if (!body.data) throw new Error(`Credential test answered ${response.status}: ${JSON.stringify(body)}`);
+			if (!body.data)
+				throw new Error(`Credential test answered ${response.status}: ${JSON.stringify(body)}`);
 			return body.data;
 		};
 
 		it('passes a valid key, also one that lacks agents:read', async () => {
-			expect((await testCredential({ baseUrl: sandbox.url, apiKey: sandbox.mintKey() })).status).toBe('OK');
-			expect((await testCredential({ baseUrl: sandbox.url, apiKey: sandbox.mintKey(['promo:read']) })).status).toBe('OK');
-			expect((await testCredential({ baseUrl: sandbox.url, apiKey: 'mcrm_unknown_key_1234' })).message).toMatch(/refused this key/);
+			expect(
+				(await testCredential({ baseUrl: sandbox.url, apiKey: sandbox.mintKey() })).status,
+			).toBe('OK');
+			expect(
+				(await testCredential({ baseUrl: sandbox.url, apiKey: sandbox.mintKey(['promo:read']) }))
+					.status,
+			).toBe('OK');
+			expect(
+				(await testCredential({ baseUrl: sandbox.url, apiKey: 'mcrm_unknown_key_1234' })).message,
+			).toMatch(/refused this key/);
 		});
 
 		it('refuses plain http:// off this machine before sending the key; allowed, the same address is reached', async () => {
@@ -99,7 +135,11 @@ describe(`a running n8n ${N8N_VERSION}`, () => {
 			expect(refused.status).toBe('Error');
 			expect(refused.message).toBe('ERR_BAD_REQUEST');
 			expect(sandbox.requests().length).toBe(before);
-			const allowed = await testCredential({ baseUrl: offMachine, apiKey: sandbox.mintKey(), allowPlainHttp: true });
+			const allowed = await testCredential({
+				baseUrl: offMachine,
+				apiKey: sandbox.mintKey(),
+				allowPlainHttp: true,
+			});
 			expect(allowed.status).toBe('OK');
 			expect(sandbox.requests().length).toBe(before + 1);
 		});
@@ -120,11 +160,20 @@ describe(`a running n8n ${N8N_VERSION}`, () => {
 		let page: Page;
 
 		beforeAll(async () => {
-			if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium`);
+			if (!existsSync(CHROMIUM))
+				throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium`);
 			mkdirSync(SCREENSHOTS, { recursive: true });
 			browser = await chromium.launch({
 				executablePath: CHROMIUM,
-				args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+				args: [
+					'--no-sandbox',
+					'--disable-gpu',
+					'--disable-quic',
+					'--no-first-run',
+					'--disable-background-networking',
+					'--disable-component-update',
+					'--disable-sync',
+				],
 			});
 			const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
 			const [name, value] = cookie.split('=');
@@ -135,7 +184,9 @@ describe(`a running n8n ${N8N_VERSION}`, () => {
 
 		async function openNode(workflowId: string, nodeName: string) {
 			await page.goto(`${n8n.url}/workflow/${workflowId}`, { waitUntil: 'domcontentloaded' });
-			const node = page.locator(`[data-test-id="canvas-node"][data-node-name="${nodeName}"]`).first();
+			const node = page
+				.locator(`[data-test-id="canvas-node"][data-node-name="${nodeName}"]`)
+				.first();
 			await node.waitFor({ timeout: 60_000 });
 			await node.dblclick();
 			await page.locator('[data-test-id="ndv"]').first().waitFor({ timeout: 30_000 });
@@ -146,7 +197,15 @@ describe(`a running n8n ${N8N_VERSION}`, () => {
 			const items = page.locator('.el-select-dropdown:visible .el-select-dropdown__item');
 			await field.click();
 			// A cold editor can miss the first click while it still loads the node's options: once more.
-			if (!(await items.first().waitFor({ timeout: 20_000 }).then(() => true, () => false))) {
+			if (
+				!(await items
+					.first()
+					.waitFor({ timeout: 20_000 })
+					.then(
+						() => true,
+						() => false,
+					))
+			) {
 				await page.keyboard.press('Escape');
 				await field.click();
 				await items.first().waitFor({ timeout: 30_000 });
@@ -166,7 +225,10 @@ describe(`a running n8n ${N8N_VERSION}`, () => {
 
 		it('shows the trigger panel, and saves a screenshot', async () => {
 			await openNode('mcrmRestockFlow01', 'Pool became low');
-			await page.locator('[data-test-id="parameter-input-poolEvents"]').first().waitFor({ timeout: 30_000 });
+			await page
+				.locator('[data-test-id="parameter-input-poolEvents"]')
+				.first()
+				.waitFor({ timeout: 30_000 });
 			await page.screenshot({ path: path.join(SCREENSHOTS, 'trigger-panel.png') });
 		});
 	});

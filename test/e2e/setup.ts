@@ -13,7 +13,12 @@ export interface WorkflowJson {
 	id: string;
 	name: string;
 	active?: boolean;
-	nodes: Array<{ name: string; type: string; parameters: Record<string, unknown>; credentials?: Record<string, { id: string; name: string }> }>;
+	nodes: Array<{
+		name: string;
+		type: string;
+		parameters: Record<string, unknown>;
+		credentials?: Record<string, { id: string; name: string }>;
+	}>;
 	connections: unknown;
 	[key: string]: unknown;
 }
@@ -27,18 +32,34 @@ export function exampleWorkflows(): WorkflowJson[] {
 
 async function cli(args: string[], options: N8nOptions): Promise<string> {
 	const result = await n8nCli(args, options);
-	if (result.status !== 0) throw new Error(`n8n ${args.join(' ')} failed (${String(result.status)}):\n${result.stdout}\n${result.stderr}`);
+	if (result.status !== 0)
+		throw new Error(
+			`n8n ${args.join(' ')} failed (${String(result.status)}):\n${result.stdout}\n${result.stderr}`,
+		);
 	return result.stdout;
 }
 
 /** Imports a "Messaging CRM API" credential (n8n encrypts it on import). */
-export async function importCredential(options: N8nOptions, data: { baseUrl: string; apiKey: string; scopes?: string[] }, id = CREDENTIAL_ID, name = 'Messaging CRM sandbox'): Promise<void> {
+export async function importCredential(
+	options: N8nOptions,
+	data: { baseUrl: string; apiKey: string; scopes?: string[] },
+	id = CREDENTIAL_ID,
+	name = 'Messaging CRM sandbox',
+): Promise<void> {
 	const file = path.join(tmpdir(), `mcrm-credential-${process.pid}-${id}.json`);
-	writeFileSync(file, JSON.stringify([{ id, name, type: 'messagingCrmApi', data: { scopes: [], allowPlainHttp: false, ...data } }]));
+	writeFileSync(
+		file,
+		JSON.stringify([
+			{ id, name, type: 'messagingCrmApi', data: { scopes: [], allowPlainHttp: false, ...data } },
+		]),
+	);
 	await cli(['import:credentials', `--input=${file}`], options);
 }
 
-export async function importWorkflows(options: N8nOptions, workflows: WorkflowJson[]): Promise<void> {
+export async function importWorkflows(
+	options: N8nOptions,
+	workflows: WorkflowJson[],
+): Promise<void> {
 	const file = path.join(tmpdir(), `mcrm-workflows-${process.pid}.json`);
 	writeFileSync(file, JSON.stringify(workflows));
 	await cli(['import:workflow', `--input=${file}`], options);
@@ -49,7 +70,11 @@ export async function publishWorkflow(options: N8nOptions, id: string): Promise<
 }
 
 /** Creates the owner account so the editor can be logged into; returns the auth cookie. */
-export async function setupOwner(url: string, email = 'demo@example.com', password = 'Demo-password-1'): Promise<string> {
+export async function setupOwner(
+	url: string,
+	email = 'demo@example.com',
+	password = 'Demo-password-1',
+): Promise<string> {
 	const setup = await fetch(`${url}/rest/owner/setup`, {
 		method: 'POST',
 		headers: { 'Content-Type': 'application/json' },
@@ -60,7 +85,10 @@ export async function setupOwner(url: string, email = 'demo@example.com', passwo
 		headers: { 'Content-Type': 'application/json' },
 		body: JSON.stringify({ emailOrLdapLoginId: email, password }),
 	});
-	if (!login.ok) throw new Error(`Login failed (${login.status}) after owner setup (${setup.status}): ${await login.text()}`);
+	if (!login.ok)
+		throw new Error(
+			`Login failed (${login.status}) after owner setup (${setup.status}): ${await login.text()}`,
+		);
 	const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
 	if (!cookie) throw new Error('Login set no cookie');
 	return cookie;

@@ -19,8 +19,19 @@ export function barestWorld(sandbox: Sandbox): BarestWorld {
 	const customerId = sandbox.demoCustomer('Barest customer');
 	// A deal in the default pipeline: Close, Move to Stage and deal variables need one.
 	const pipeline = sandbox.store.defaultPipeline()!;
-	createDeal(sandbox.store, customerId, pipeline, pipeline.stages[0], null, new Date().toISOString());
-	return { customerId, donorId: sandbox.demoCustomer('Barest donor'), dealFreeId: sandbox.demoCustomer('Barest newcomer') };
+	createDeal(
+		sandbox.store,
+		customerId,
+		pipeline,
+		pipeline.stages[0],
+		null,
+		new Date().toISOString(),
+	);
+	return {
+		customerId,
+		donorId: sandbox.demoCustomer('Barest donor'),
+		dealFreeId: sandbox.demoCustomer('Barest newcomer'),
+	};
 }
 
 /**
@@ -53,7 +64,10 @@ export function barestParameters(w: BarestWorld): Record<string, INodeParameters
 		'template.create': { name: 'barest_notice', bodyText: 'Hello' },
 		'template.getMany': {},
 		'variable.get': { customerId: byId(w.customerId) },
-		'variable.set': { customerId: byId(w.customerId), variablesUi: { variable: [{ name: 'plan', value: 'pro' }] } },
+		'variable.set': {
+			customerId: byId(w.customerId),
+			variablesUi: { variable: [{ name: 'plan', value: 'pro' }] },
+		},
 	};
 }
 
@@ -63,7 +77,8 @@ export async function operationKeys(): Promise<string[]> {
 	const keys: string[] = [];
 	for (const selector of type.description.properties.filter((p) => p.name === 'operation')) {
 		const resource = String(selector.displayOptions?.show?.resource?.[0]);
-		for (const option of (selector.options ?? []) as INodePropertyOptions[]) keys.push(`${resource}.${String(option.value)}`);
+		for (const option of (selector.options ?? []) as INodePropertyOptions[])
+			keys.push(`${resource}.${String(option.value)}`);
 	}
 	return keys.sort();
 }

@@ -11,10 +11,20 @@ export interface Env {
 	creds(extra?: Partial<CrmCredentials>): CrmCredentials;
 	run(
 		parameters: INodeParameters,
-		options?: { items?: INodeExecutionData[]; continueOnFail?: boolean; errorOutput?: boolean; apiKey?: string; executionId?: string; scopes?: string[] },
+		options?: {
+			items?: INodeExecutionData[];
+			continueOnFail?: boolean;
+			errorOutput?: boolean;
+			apiKey?: string;
+			executionId?: string;
+			scopes?: string[];
+		},
 	): ReturnType<typeof runNode>;
 	/** Runs and expects success; returns the output items' json. */
-	ok(parameters: INodeParameters, items?: INodeExecutionData[]): Promise<Array<Record<string, unknown>>>;
+	ok(
+		parameters: INodeParameters,
+		items?: INodeExecutionData[],
+	): Promise<Array<Record<string, unknown>>>;
 }
 
 /** One sandbox per test file, reset with the demo company and a fresh all-scopes key before each test. */
@@ -32,7 +42,10 @@ export function useSandbox(options: SandboxOptions = {}): Env {
 	env.run = (parameters, opts = {}) =>
 		runNode({
 			parameters,
-			credentials: env.creds({ ...(opts.apiKey ? { apiKey: opts.apiKey } : {}), ...(opts.scopes ? { scopes: opts.scopes } : {}) }),
+			credentials: env.creds({
+				...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
+				...(opts.scopes ? { scopes: opts.scopes } : {}),
+			}),
 			items: opts.items,
 			continueOnFail: opts.continueOnFail,
 			errorOutput: opts.errorOutput,

@@ -56,7 +56,9 @@ export function loadPackage(): Promise<Loaded> {
 		await loader.loadAll();
 		const nodes = loader.nodeTypes;
 		const byName = (name: string) => {
-			const short = name.startsWith(`${loader.packageName}.`) ? name.slice(loader.packageName.length + 1) : name;
+			const short = name.startsWith(`${loader.packageName}.`)
+				? name.slice(loader.packageName.length + 1)
+				: name;
 			const entry = nodes[short] ?? nodes[name];
 			if (!entry) throw new Error(`Node type ${name} is not in the package`);
 			return entry.type;
@@ -70,7 +72,8 @@ export function loadPackage(): Promise<Loaded> {
 			getKnownTypes: () => ({}),
 		};
 		const credentialTypes: Record<string, ICredentialType> = {};
-		for (const [name, entry] of Object.entries(loader.credentialTypes)) credentialTypes[name] = entry.type;
+		for (const [name, entry] of Object.entries(loader.credentialTypes))
+			credentialTypes[name] = entry.type;
 		return { nodeTypes, credentialTypes };
 	})();
 	return loaded;
@@ -202,14 +205,34 @@ export function crmNode(parameters: INodeParameters, extra: Partial<INode> = {})
 
 /** The forms of a key that count as a leak: bare, JSON-escaped, URL-encoded (written apart from the node's own list). */
 export function keyForms(apiKey: string): string[] {
-	return [...new Set([apiKey, JSON.stringify(apiKey).slice(1, -1), encodeURIComponent(apiKey), encodeURIComponent(apiKey).toLowerCase()])];
+	return [
+		...new Set([
+			apiKey,
+			JSON.stringify(apiKey).slice(1, -1),
+			encodeURIComponent(apiKey),
+			encodeURIComponent(apiKey).toLowerCase(),
+		]),
+	];
 }
 
 /** Everything an error carries that n8n shows, stores or logs: message, description, context, cause, stack, its JSON. */
 export function errorText(error: unknown, depth = 0): string {
 	if (!(error instanceof Error) || depth > 4) return JSON.stringify(error) ?? String(error);
-	const e = error as Error & { description?: unknown; context?: unknown; cause?: unknown; messages?: unknown };
-	return [e.message, String(e.description ?? ''), JSON.stringify(e.context ?? {}), JSON.stringify(e.messages ?? []), e.stack ?? '', JSON.stringify(e), errorText(e.cause, depth + 1)].join('\n');
+	const e = error as Error & {
+		description?: unknown;
+		context?: unknown;
+		cause?: unknown;
+		messages?: unknown;
+	};
+	return [
+		e.message,
+		String(e.description ?? ''),
+		JSON.stringify(e.context ?? {}),
+		JSON.stringify(e.messages ?? []),
+		e.stack ?? '',
+		JSON.stringify(e),
+		errorText(e.cause, depth + 1),
+	].join('\n');
 }
 
 /**
@@ -221,15 +244,29 @@ export function assertNoSecret(apiKey: string, ...things: unknown[]): void {
 	if (!apiKey || apiKey.length < 8) return;
 	const forms = keyForms(apiKey);
 	for (const thing of things) {
-		const text = thing instanceof Error ? errorText(thing) : typeof thing === 'string' ? thing : JSON.stringify(thing) ?? '';
-		if (forms.some((form) => text.includes(form))) throw new Error('The API key leaked into a node run (output, error, run data or log)');
+		const text =
+			thing instanceof Error
+				? errorText(thing)
+				: typeof thing === 'string'
+					? thing
+					: (JSON.stringify(thing) ?? '');
+		if (forms.some((form) => text.includes(form)))
+			throw new Error('The API key leaked into a node run (output, error, run data or log)');
 	}
 }
 
 /** The lines n8n's logger wrote (the node's and n8n-core's about it) since the last node run checked them. */
 export const logLines: string[] = [];
-const capture = (level: string) => (message: string, meta?: object) => logLines.push(`${level} ${message} ${meta ? errorText((meta as { error?: unknown }).error ?? meta) : ''}`);
-LoggerProxy.init({ error: capture('error'), warn: capture('warn'), info: capture('info'), debug: capture('debug') } as unknown as Parameters<typeof LoggerProxy.init>[0]);
+const capture = (level: string) => (message: string, meta?: object) =>
+	logLines.push(
+		`${level} ${message} ${meta ? errorText((meta as { error?: unknown }).error ?? meta) : ''}`,
+	);
+LoggerProxy.init({
+	error: capture('error'),
+	warn: capture('warn'),
+	info: capture('info'),
+	debug: capture('debug'),
+} as unknown as Parameters<typeof LoggerProxy.init>[0]);
 
 export interface NodeRun {
 	/** Items of the node's first output. */
@@ -260,7 +297,11 @@ export async function runNode(options: {
 	const loadedPackage = await loadPackage();
 	const { credentialTypes } = loadedPackage;
 	const nodeTypes = options.nodeTypes ?? loadedPackage.nodeTypes;
-	const onError = options.errorOutput ? 'continueErrorOutput' : options.continueOnFail ? 'continueRegularOutput' : undefined;
+	const onError = options.errorOutput
+		? 'continueErrorOutput'
+		: options.continueOnFail
+			? 'continueRegularOutput'
+			: undefined;
 	const node = crmNode(options.parameters, { ...(onError ? { onError } : {}), ...options.node });
 	const workflow = new Workflow({
 		id: 'test-workflow',
@@ -308,11 +349,22 @@ export async function runNode(options: {
 		await execute.processRunExecutionData(workflow);
 	} catch (error) {
 		// n8n refuses to start a workflow whose static parameters have issues (as the editor shows them).
-		return { items: [], errorItems: [], error: error as ExecutionError, run: { data: runExecutionData } as unknown as IRun };
+		return {
+			items: [],
+			errorItems: [],
+			error: error as ExecutionError,
+			run: { data: runExecutionData } as unknown as IRun,
+		};
 	}
 	const run = await done;
 	const task = run.data.resultData.runData[node.name]?.[0];
-	assertNoSecret(options.credentials.apiKey, run, task?.error ?? {}, run.data.resultData.error ?? {}, logLines.splice(0).join('\n'));
+	assertNoSecret(
+		options.credentials.apiKey,
+		run,
+		task?.error ?? {},
+		run.data.resultData.error ?? {},
+		logLines.splice(0).join('\n'),
+	);
 	return {
 		items: task?.data?.main?.[0] ?? [],
 		errorItems: task?.data?.main?.[1] ?? [],
@@ -336,10 +388,13 @@ export async function callMethod(options: {
 		[CREDENTIAL_TYPE]: options.credentials as unknown as ICredentialDataDecryptedObject,
 	});
 	const data = additionalData(helper);
-	(data as unknown as { currentNodeParameters: INodeParameters }).currentNodeParameters = options.parameters;
+	(data as unknown as { currentNodeParameters: INodeParameters }).currentNodeParameters =
+		options.parameters;
 	const context = new LoadOptionsContext(workflow, node, data, 'parameters');
 	const type = nodeTypes.getByNameAndVersion(NODE_TYPE, 1);
-	const fn = (type.methods?.[options.kind] as Record<string, (...args: unknown[]) => Promise<unknown>>)[options.method];
+	const fn = (
+		type.methods?.[options.kind] as Record<string, (...args: unknown[]) => Promise<unknown>>
+	)[options.method];
 	return (await fn.call(context, options.filter)) as INodePropertyOptions[] | INodeListSearchResult;
 }
 
@@ -348,7 +403,9 @@ export async function callMethod(options: {
  * through RoutingNode, HTTP errors through the `responseCode` rules, successful bodies through
  * the `responseSuccessBody` rules.
  */
-export async function testCredential(credentials: CrmCredentials): Promise<INodeCredentialTestResult> {
+export async function testCredential(
+	credentials: CrmCredentials,
+): Promise<INodeCredentialTestResult> {
 	const { nodeTypes, credentialTypes } = await loadPackage();
 	const credentialType = credentialTypes[CREDENTIAL_TYPE];
 	const test = credentialType.test;
@@ -358,7 +415,15 @@ export async function testCredential(credentials: CrmCredentials): Promise<INode
 		description: {
 			...baseType.description,
 			credentials: [{ name: CREDENTIAL_TYPE, required: true }],
-			properties: [{ displayName: 'Temp', name: 'temp', type: 'string', routing: { request: test.request }, default: '' }],
+			properties: [
+				{
+					displayName: 'Temp',
+					name: 'temp',
+					type: 'string',
+					routing: { request: test.request },
+					default: '',
+				},
+			],
 		},
 	};
 	const node = crmNode({});
@@ -367,7 +432,12 @@ export async function testCredential(credentials: CrmCredentials): Promise<INode
 		getByNameAndVersion: () => nodeType,
 		getKnownTypes: () => ({}),
 	};
-	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes: tempTypes });
+	const workflow = new Workflow({
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes: tempTypes,
+	});
 	const decrypted: ICredentialsDecrypted = {
 		id: 'cred-1',
 		name: 'test',
@@ -393,14 +463,19 @@ export async function testCredential(credentials: CrmCredentials): Promise<INode
 	try {
 		response = await new RoutingNode(context, nodeType, decrypted).runNode();
 	} catch (error) {
-		const cause = (error as { cause?: { response?: { status: number; statusText?: string }; code?: string } }).cause;
+		const cause = (
+			error as { cause?: { response?: { status: number; statusText?: string }; code?: string } }
+		).cause;
 		if (cause?.response) {
 			for (const rule of test.rules ?? []) {
 				if (rule.type === 'responseCode' && rule.properties.value === cause.response.status) {
 					return { status: 'Error', message: rule.properties.message };
 				}
 			}
-			return { status: 'Error', message: cause.response.statusText || `Received HTTP status code: ${cause.response.status}` };
+			return {
+				status: 'Error',
+				message: cause.response.statusText || `Received HTTP status code: ${cause.response.status}`,
+			};
 		}
 		if (cause?.code) return { status: 'Error', message: cause.code };
 		return { status: 'Error', message: (error as Error).message };
@@ -408,8 +483,11 @@ export async function testCredential(credentials: CrmCredentials): Promise<INode
 	for (const rule of test.rules ?? []) {
 		if (rule.type !== 'responseSuccessBody') continue;
 		const json = response?.[0]?.[0]?.json ?? {};
-		const value = rule.properties.key.split('.').reduce<unknown>((v, k) => (v as IDataObject | undefined)?.[k], json);
-		if (value === rule.properties.value) return { status: 'Error', message: rule.properties.message };
+		const value = rule.properties.key
+			.split('.')
+			.reduce<unknown>((v, k) => (v as IDataObject | undefined)?.[k], json);
+		if (value === rule.properties.value)
+			return { status: 'Error', message: rule.properties.message };
 	}
 	return { status: 'OK', message: 'Connection successful!' };
 }
@@ -427,19 +505,44 @@ export interface TriggerHandle {
 }
 
 /** A Messaging CRM Trigger in a workflow whose static data lives across polls. */
-export async function createTrigger(parameters: INodeParameters, credentials: CrmCredentials): Promise<TriggerHandle> {
+export async function createTrigger(
+	parameters: INodeParameters,
+	credentials: CrmCredentials,
+): Promise<TriggerHandle> {
 	const { nodeTypes, credentialTypes } = await loadPackage();
 	const { PollContext } = await import('n8n-core');
-	const helper = new TestCredentialsHelper(credentialTypes, { [CREDENTIAL_TYPE]: credentials as unknown as ICredentialDataDecryptedObject });
+	const helper = new TestCredentialsHelper(credentialTypes, {
+		[CREDENTIAL_TYPE]: credentials as unknown as ICredentialDataDecryptedObject,
+	});
 	let node: INode = { ...crmNode(parameters), name: 'Trigger', type: TRIGGER_TYPE };
 	let staticData: IDataObject = {};
-	let workflow = new Workflow({ id: 'trigger-workflow', nodes: [node], connections: {}, active: true, nodeTypes, staticData });
+	let workflow = new Workflow({
+		id: 'trigger-workflow',
+		nodes: [node],
+		connections: {},
+		active: true,
+		nodeTypes,
+		staticData,
+	});
 	const build = () => {
-		workflow = new Workflow({ id: 'trigger-workflow', nodes: [node], connections: {}, active: true, nodeTypes, staticData: JSON.parse(JSON.stringify(staticData)) as IDataObject });
+		workflow = new Workflow({
+			id: 'trigger-workflow',
+			nodes: [node],
+			connections: {},
+			active: true,
+			nodeTypes,
+			staticData: JSON.parse(JSON.stringify(staticData)) as IDataObject,
+		});
 	};
 	return {
 		async poll(mode = 'trigger') {
-			const context = new PollContext(workflow, workflow.getNode('Trigger')!, additionalData(helper), mode, 'activate');
+			const context = new PollContext(
+				workflow,
+				workflow.getNode('Trigger')!,
+				additionalData(helper),
+				mode,
+				'activate',
+			);
 			const type = nodeTypes.getByNameAndVersion(TRIGGER_TYPE, 1);
 			const out = await type.poll!.call(context);
 			staticData = workflow.staticData as IDataObject;

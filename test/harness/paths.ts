@@ -11,7 +11,9 @@ export function assertInsideApi(requests: LoggedRequest[]): void {
 		const segments = rawPath.split('/').slice(1);
 		const bent = segments.some((s) => s === '' || /^(?:\.|%2e){1,2}$/i.test(s));
 		if (!r.route || bent || rawPath !== r.path) {
-			throw new Error(`A request left the API's paths: ${r.method} ${r.target} (routed as ${r.route ?? 'nothing'})`);
+			throw new Error(
+				`A request left the API's paths: ${r.method} ${r.target} (routed as ${r.route ?? 'nothing'})`,
+			);
 		}
 	}
 }

@@ -17,14 +17,23 @@ beforeEach(() => {
 	apiKey = sandbox.mintKey();
 });
 
-const creds = (extra: Record<string, unknown> = {}) => ({ baseUrl: `${sandbox.url}/`, apiKey, ...extra });
+const creds = (extra: Record<string, unknown> = {}) => ({
+	baseUrl: `${sandbox.url}/`,
+	apiKey,
+	...extra,
+});
 
 describe('Agent → Get Many', () => {
 	it('returns every agent with its messengers, one item each, paired to the input', async () => {
-		const { items, error } = await runNode({ parameters: { resource: 'agent', operation: 'getMany' }, credentials: creds() });
+		const { items, error } = await runNode({
+			parameters: { resource: 'agent', operation: 'getMany' },
+			credentials: creds(),
+		});
 		expect(error).toBeUndefined();
 		expect(items.map((i) => i.json.name).sort()).toEqual(['Sales Chat', 'Support Bot']);
-		expect(items.every((i) => JSON.stringify(i.pairedItem) === JSON.stringify({ item: 0 }))).toBe(true);
+		expect(items.every((i) => JSON.stringify(i.pairedItem) === JSON.stringify({ item: 0 }))).toBe(
+			true,
+		);
 		const bot = items.find((i) => i.json.id === DEMO.supportBot)!;
 		expect(bot.json.messengers).toContain('telegram');
 	});
@@ -54,16 +63,31 @@ describe('Agent → Get Many', () => {
 
 describe('Pipeline → Get Many', () => {
 	it('lists all pipelines with their coded stages', async () => {
-		const { items, error } = await runNode({ parameters: { resource: 'pipeline', operation: 'getMany' }, credentials: creds() });
+		const { items, error } = await runNode({
+			parameters: { resource: 'pipeline', operation: 'getMany' },
+			credentials: creds(),
+		});
 		expect(error).toBeUndefined();
 		expect(items.map((i) => i.json.name).sort()).toEqual(['Chat Sales', 'Onboarding', 'Sales']);
-		const sales = items.find((i) => i.json.id === DEMO.salesPipeline)!.json as { stages: Array<{ stage_code: string }> };
-		expect(sales.stages.map((s) => s.stage_code)).toEqual(['new', 'qualified', 'proposal', 'negotiation']);
+		const sales = items.find((i) => i.json.id === DEMO.salesPipeline)!.json as {
+			stages: Array<{ stage_code: string }>;
+		};
+		expect(sales.stages.map((s) => s.stage_code)).toEqual([
+			'new',
+			'qualified',
+			'proposal',
+			'negotiation',
+		]);
 	});
 
 	it('filters by agent through the API and can output one item per stage', async () => {
 		const { items } = await runNode({
-			parameters: { resource: 'pipeline', operation: 'getMany', agentId: DEMO.salesChat, output: 'stages' },
+			parameters: {
+				resource: 'pipeline',
+				operation: 'getMany',
+				agentId: DEMO.salesChat,
+				output: 'stages',
+			},
 			credentials: creds(),
 		});
 		expect(items.map((i) => i.json.stage_code)).toEqual(['lead', 'contacted', 'paid']);
@@ -87,7 +111,11 @@ describe('Continue on fail', () => {
 			parameters: { resource: 'pipeline', operation: 'getMany', agentId: '={{ $json.agent }}' },
 			credentials: creds(),
 			continueOnFail: true,
-			items: [{ json: { agent: DEMO.salesChat } }, { json: { agent: 'nope' } }, { json: { agent: DEMO.supportBot } }],
+			items: [
+				{ json: { agent: DEMO.salesChat } },
+				{ json: { agent: 'nope' } },
+				{ json: { agent: DEMO.supportBot } },
+			],
 		});
 		expect(error).toBeUndefined();
 		const errors = items.filter((i) => i.json.error);
@@ -109,7 +137,12 @@ describe('Continue on fail', () => {
 		expect(items).toHaveLength(1);
 		expect(items[0].json).toMatchObject({
 			error: expect.stringMatching(/^insufficient_scope: /),
-			details: { code: 'insufficient_scope', httpCode: 403, required_scope: 'pipelines:read', description: expect.stringMatching(/Mint a key/) },
+			details: {
+				code: 'insufficient_scope',
+				httpCode: 403,
+				required_scope: 'pipelines:read',
+				description: expect.stringMatching(/Mint a key/),
+			},
 		});
 	});
 });
@@ -159,7 +192,12 @@ describe('Base URL', () => {
 
 describe('Dropdowns and searches', () => {
 	it('loads agents sorted by name with their messengers as the description', async () => {
-		const options = (await callMethod({ kind: 'loadOptions', method: 'getAgents', parameters: {}, credentials: creds() })) as INodePropertyOptions[];
+		const options = (await callMethod({
+			kind: 'loadOptions',
+			method: 'getAgents',
+			parameters: {},
+			credentials: creds(),
+		})) as INodePropertyOptions[];
 		expect(options.map((o) => o.name)).toEqual(['(Not Set)', 'Sales Chat', 'Support Bot']);
 		expect(options[2].description).toContain('telegram');
 	});
@@ -189,16 +227,33 @@ describe('Dropdowns and searches', () => {
 	});
 
 	it('searches agents and pipelines by name', async () => {
-		const agents = (await callMethod({ kind: 'listSearch', method: 'searchAgents', parameters: {}, credentials: creds(), filter: 'sup' })) as INodeListSearchResult;
+		const agents = (await callMethod({
+			kind: 'listSearch',
+			method: 'searchAgents',
+			parameters: {},
+			credentials: creds(),
+			filter: 'sup',
+		})) as INodeListSearchResult;
 		expect(agents.results.map((r) => r.value)).toEqual([DEMO.supportBot]);
-		const pipelines = (await callMethod({ kind: 'listSearch', method: 'searchPipelines', parameters: {}, credentials: creds(), filter: 'sales' })) as INodeListSearchResult;
+		const pipelines = (await callMethod({
+			kind: 'listSearch',
+			method: 'searchPipelines',
+			parameters: {},
+			credentials: creds(),
+			filter: 'sales',
+		})) as INodeListSearchResult;
 		expect(pipelines.results.map((r) => r.name)).toEqual(['Chat Sales', 'Sales']);
 	});
 
 	it('shows the API error instead of an empty list when the key lacks the scope', async () => {
 		const weakKey = sandbox.mintKey(['pipelines:read']);
 		await expect(
-			callMethod({ kind: 'loadOptions', method: 'getAgents', parameters: {}, credentials: { ...creds(), apiKey: weakKey } }),
+			callMethod({
+				kind: 'loadOptions',
+				method: 'getAgents',
+				parameters: {},
+				credentials: { ...creds(), apiKey: weakKey },
+			}),
 		).rejects.toThrow(/insufficient_scope/);
 	});
 });

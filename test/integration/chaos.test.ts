@@ -32,7 +32,12 @@ function plan(seed: number): Batch[] {
 	const pick = <T>(list: T[]): T => list[Math.floor(random() * list.length)];
 	const batches: Batch[] = [
 		{
-			parameters: { resource: 'customer', operation: 'upsert', phone: '={{ $json.phone }}', messengersUi: { messenger: [{ type: 'telegram', id: '={{ $json.tg }}' }] } },
+			parameters: {
+				resource: 'customer',
+				operation: 'upsert',
+				phone: '={{ $json.phone }}',
+				messengersUi: { messenger: [{ type: 'telegram', id: '={{ $json.tg }}' }] },
+			},
 			items: PHONES.map((phone, i) => ({ json: { phone, tg: `55${i}` } })),
 		},
 	];
@@ -41,14 +46,53 @@ function plan(seed: number): Batch[] {
 		const size = 25 + Math.floor(random() * 50);
 		const kind = pick(['upsert', 'send', 'variables', 'upload', 'move']);
 		const items: INodeExecutionData[] = Array.from({ length: size }, () => ({
-			json: { phone: pick(PHONES), name: `N${Math.floor(random() * 1e6)}`, value: Math.floor(random() * 1000), stage: pick(['new', 'qualified', 'proposal', 'negotiation']), code: `CH-${Math.floor(random() * 5000)}`, text: `Hello ${Math.floor(random() * 1e6)}` },
+			json: {
+				phone: pick(PHONES),
+				name: `N${Math.floor(random() * 1e6)}`,
+				value: Math.floor(random() * 1000),
+				stage: pick(['new', 'qualified', 'proposal', 'negotiation']),
+				code: `CH-${Math.floor(random() * 5000)}`,
+				text: `Hello ${Math.floor(random() * 1e6)}`,
+			},
 		}));
 		const parameters: Record<string, INodeParameters> = {
-			upsert: { resource: 'customer', operation: 'upsert', phone: '={{ $json.phone }}', additionalFields: { fullName: '={{ $json.name }}' } },
-			send: { resource: 'message', operation: 'send', customerId: byPhone('={{ $json.phone }}'), messengerType: 'telegram', content: 'text', text: '={{ $json.text }}' },
-			variables: { resource: 'variable', operation: 'set', target: 'customer', customerId: byPhone('={{ $json.phone }}'), variablesInput: 'json', variablesJson: '={{ JSON.stringify({ score: $json.value, ["v" + ($json.value % 7)]: $json.name }) }}' },
-			upload: { resource: 'promoCode', operation: 'upload', poolId: { __rl: true, mode: 'id', value: DEMO.welcomePool }, codesFrom: 'list', codes: '={{ $json.code }}' },
-			move: { resource: 'deal', operation: 'moveStage', customerId: byPhone('={{ $json.phone }}'), stageBy: 'code', stageCode: '={{ $json.stage }}' },
+			upsert: {
+				resource: 'customer',
+				operation: 'upsert',
+				phone: '={{ $json.phone }}',
+				additionalFields: { fullName: '={{ $json.name }}' },
+			},
+			send: {
+				resource: 'message',
+				operation: 'send',
+				customerId: byPhone('={{ $json.phone }}'),
+				messengerType: 'telegram',
+				content: 'text',
+				text: '={{ $json.text }}',
+			},
+			variables: {
+				resource: 'variable',
+				operation: 'set',
+				target: 'customer',
+				customerId: byPhone('={{ $json.phone }}'),
+				variablesInput: 'json',
+				variablesJson:
+					'={{ JSON.stringify({ score: $json.value, ["v" + ($json.value % 7)]: $json.name }) }}',
+			},
+			upload: {
+				resource: 'promoCode',
+				operation: 'upload',
+				poolId: { __rl: true, mode: 'id', value: DEMO.welcomePool },
+				codesFrom: 'list',
+				codes: '={{ $json.code }}',
+			},
+			move: {
+				resource: 'deal',
+				operation: 'moveStage',
+				customerId: byPhone('={{ $json.phone }}'),
+				stageBy: 'code',
+				stageCode: '={{ $json.stage }}',
+			},
 		};
 		batches.push({ parameters: parameters[kind], items });
 		total += size;
@@ -66,8 +110,14 @@ function normalized(sandbox: Sandbox) {
 			name: c.full_name,
 			messengers: c.messengers.map((m) => `${m.type}:${m.id}`),
 			variables: Object.fromEntries([...c.variables].map(([k, v]) => [k, v.value])),
-			stage: deal ? store.pipelines.get(deal.pipeline_id)?.stages.find((s) => s.id === deal.stage_id)?.stage_code : null,
-			messages: [...store.messages.values()].filter((m) => m.customer_id === c.id && m.status === 'sent').map((m) => m.text).sort(),
+			stage: deal
+				? store.pipelines.get(deal.pipeline_id)?.stages.find((s) => s.id === deal.stage_id)
+						?.stage_code
+				: null,
+			messages: [...store.messages.values()]
+				.filter((m) => m.customer_id === c.id && m.status === 'sent')
+				.map((m) => m.text)
+				.sort(),
 		};
 	});
 	const pool = store.promoPools.get(DEMO.welcomePool)!;
@@ -83,12 +133,21 @@ async function runPlan(sandbox: Sandbox, batches: Batch[], skip: Set<string> = n
 	const failed: Array<{ key: string; error: string }> = [];
 	for (const [b, batch] of batches.entries()) {
 		const items = batch.items.filter((_, i) => !skip.has(`${b}:${i}`));
-		const { items: out, error } = await runNode({ parameters: batch.parameters, items, credentials: { baseUrl: sandbox.url, apiKey, timeoutSeconds: TIMEOUT_SECONDS }, continueOnFail: true, executionId: `chaos-${b}` });
+		const { items: out, error } = await runNode({
+			parameters: batch.parameters,
+			items,
+			credentials: { baseUrl: sandbox.url, apiKey, timeoutSeconds: TIMEOUT_SECONDS },
+			continueOnFail: true,
+			executionId: `chaos-${b}`,
+		});
 		if (error) throw new Error(`Batch ${b} failed as a whole: ${error.message}`);
 		out.forEach((item) => {
 			if (!item.json.error) return;
 			const index = (item.pairedItem as { item: number }).item;
-			failed.push({ key: `${b}:${batch.items.indexOf(items[index])}`, error: String(item.json.error) });
+			failed.push({
+				key: `${b}:${batch.items.indexOf(items[index])}`,
+				error: String(item.json.error),
+			});
 		});
 	}
 	return failed;
@@ -101,7 +160,18 @@ describe('chaos', () => {
 		const chaotic = await startSandbox({ rateLimit: { enabled: false } });
 		const calm = await startSandbox({ rateLimit: { enabled: false } });
 		try {
-			chaotic.setChaos({ seed: 99, p429: 0.03, retryAfter: '0.02', retryAfter5xx: '0.005', p502: 0.03, p503: 0.02, pReset: 0.03, pSlow: 0.005, slowMs: 700, pMalformed: 0.02 });
+			chaotic.setChaos({
+				seed: 99,
+				p429: 0.03,
+				retryAfter: '0.02',
+				retryAfter5xx: '0.005',
+				p502: 0.03,
+				p503: 0.02,
+				pReset: 0.03,
+				pSlow: 0.005,
+				slowMs: 700,
+				pMalformed: 0.02,
+			});
 			const failed = await runPlan(chaotic, batches);
 			chaotic.setChaos(null);
 			const faults = chaotic.requests().filter((r) => r.fault).length;
@@ -112,7 +182,9 @@ describe('chaos', () => {
 			expect(a.customers).toHaveLength(PHONES.length);
 			expect(a).toEqual(b);
 			expect(faults).toBeGreaterThan(300);
-			console.log(`chaos: ${batches.reduce((n, x) => n + x.items.length, 0)} items, ${chaotic.requests().length} requests, ${faults} faults injected, ${failed.length} items failed cleanly`);
+			console.log(
+				`chaos: ${batches.reduce((n, x) => n + x.items.length, 0)} items, ${chaotic.requests().length} requests, ${faults} faults injected, ${failed.length} items failed cleanly`,
+			);
 		} finally {
 			await chaotic.stop();
 			await calm.stop();

@@ -17,7 +17,29 @@ const env = useSandbox();
 const RUNS_PER_OPERATION = Number(process.env.FUZZ_RUNS ?? 125);
 
 const hostileText = fc.oneof(
-	fc.constantFrom('', ' ', '../../agents', '..', '.', '%2e', '%2E%2e', '.%2e', '%2e%2e/%2e%2e', '?limit=1&x=', '#frag', '/customers/lookup', "' OR 1=1 --", '<script>alert(1)</script>', '${process.env}', '{{ $json }}', '\u0000', '\u202e\u0634\u0627\u062f', '🙂🙃', 'x'.repeat(256), 'y'.repeat(10_001)),
+	fc.constantFrom(
+		'',
+		' ',
+		'../../agents',
+		'..',
+		'.',
+		'%2e',
+		'%2E%2e',
+		'.%2e',
+		'%2e%2e/%2e%2e',
+		'?limit=1&x=',
+		'#frag',
+		'/customers/lookup',
+		"' OR 1=1 --",
+		'<script>alert(1)</script>',
+		'${process.env}',
+		'{{ $json }}',
+		'\u0000',
+		'\u202e\u0634\u0627\u062f',
+		'🙂🙃',
+		'x'.repeat(256),
+		'y'.repeat(10_001),
+	),
 	fc.string({ maxLength: 40 }),
 	fc.string({ unit: 'grapheme', maxLength: 20 }),
 	fc.uuid(),
@@ -30,7 +52,13 @@ const hostileValue = fc.oneof(
 	fc.constant(null),
 	fc.array(fc.oneof(fc.string({ maxLength: 10 }), fc.integer()), { maxLength: 5 }),
 	fc.dictionary(fc.string({ maxLength: 8 }), fc.string({ maxLength: 8 }), { maxKeys: 3 }),
-	fc.constantFrom('={{ $json.missing.deep }}', '={{ 1 / 0 }}', '={{ "a".repeat(300) }}', '={{ [1, "x", null] }}', '={{ { a: 1 } }}'),
+	fc.constantFrom(
+		'={{ $json.missing.deep }}',
+		'={{ 1 / 0 }}',
+		'={{ "a".repeat(300) }}',
+		'={{ [1, "x", null] }}',
+		'={{ { a: 1 } }}',
+	),
 );
 
 /** Values that make sense for a parameter, so that many runs reach the API. */
@@ -39,7 +67,11 @@ function plausible(p: INodeProperties, customerId: string): fc.Arbitrary<unknown
 	switch (p.name) {
 		case 'customerId':
 		case 'donorId':
-			return fc.oneof(id(customerId), fc.constant({ __rl: true, mode: 'phone', value: '+15550900000' }), fc.constant({ __rl: true, mode: 'messenger', value: 'telegram:7001' }));
+			return fc.oneof(
+				id(customerId),
+				fc.constant({ __rl: true, mode: 'phone', value: '+15550900000' }),
+				fc.constant({ __rl: true, mode: 'messenger', value: 'telegram:7001' }),
+			);
 		case 'poolId':
 			return id(DEMO.welcomePool);
 		case 'agentId':
@@ -52,20 +84,31 @@ function plausible(p: INodeProperties, customerId: string): fc.Arbitrary<unknown
 			return fc.constantFrom('telegram', 'whatsapp', 'vk');
 		default:
 	}
-	if (p.type === 'options' && p.options) return fc.constantFrom(...(p.options as INodePropertyOptions[]).map((o) => o.value));
+	if (p.type === 'options' && p.options)
+		return fc.constantFrom(...(p.options as INodePropertyOptions[]).map((o) => o.value));
 	if (p.type === 'boolean') return fc.boolean();
 	if (p.type === 'number') return fc.integer({ min: -2, max: 60_000 });
-	if (p.type === 'string') return fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('+15550900000', 'jane@example.com', 'CODE-1'));
+	if (p.type === 'string')
+		return fc.oneof(
+			fc.string({ maxLength: 30 }),
+			fc.constantFrom('+15550900000', 'jane@example.com', 'CODE-1'),
+		);
 	return fc.constant(p.default);
 }
 
-function operationsOf(properties: INodeProperties[]): Array<{ resource: string; operation: string; fields: INodeProperties[] }> {
+function operationsOf(
+	properties: INodeProperties[],
+): Array<{ resource: string; operation: string; fields: INodeProperties[] }> {
 	const out: Array<{ resource: string; operation: string; fields: INodeProperties[] }> = [];
 	for (const selector of properties.filter((p) => p.name === 'operation')) {
 		const resource = String(selector.displayOptions?.show?.resource?.[0]);
 		for (const option of (selector.options ?? []) as INodePropertyOptions[]) {
 			const operation = String(option.value);
-			const fields = properties.filter((p) => p.displayOptions?.show?.resource?.includes(resource) && p.displayOptions?.show?.operation?.includes(operation));
+			const fields = properties.filter(
+				(p) =>
+					p.displayOptions?.show?.resource?.includes(resource) &&
+					p.displayOptions?.show?.operation?.includes(operation),
+			);
 			out.push({ resource, operation, fields });
 		}
 	}
@@ -80,12 +123,19 @@ describe('fuzzing every operation', () => {
 	});
 
 	it('covers every operation of the node, as the registry lists them', () => {
-		expect(operations.map((o) => `${o.resource}.${o.operation}`).sort()).toEqual(operationKeys().sort());
+		expect(operations.map((o) => `${o.resource}.${o.operation}`).sort()).toEqual(
+			operationKeys().sort(),
+		);
 	});
 
 	it('fails only with NodeOperationError or NodeApiError, sends nothing when the input is invalid, and never bends a path', async () => {
 		env.sandbox.rateLimit = { ...env.sandbox.rateLimit, enabled: false };
-		const [customer] = await env.ok({ resource: 'customer', operation: 'upsert', phone: '+15550900000', messengersUi: { messenger: [{ type: 'telegram', id: '7001' }] } });
+		const [customer] = await env.ok({
+			resource: 'customer',
+			operation: 'upsert',
+			phone: '+15550900000',
+			messengersUi: { messenger: [{ type: 'telegram', id: '7001' }] },
+		});
 		const customerId = String(customer.id);
 		let cases = 0;
 		let locallyRefused = 0;
@@ -93,24 +143,48 @@ describe('fuzzing every operation', () => {
 			// A resource locator always arrives as {mode, value} from the editor; only its value is hostile.
 			const hostileFor = (p: INodeProperties) =>
 				p.type === 'resourceLocator'
-					? fc.record({ __rl: fc.constant(true), mode: fc.constantFrom(...(p.modes ?? []).map((m) => m.name)), value: fc.oneof(hostileText, fc.constantFrom('={{ $json.x }}', '={{ null }}', '={{ 42 }}')) })
+					? fc.record({
+							__rl: fc.constant(true),
+							mode: fc.constantFrom(...(p.modes ?? []).map((m) => m.name)),
+							value: fc.oneof(
+								hostileText,
+								fc.constantFrom('={{ $json.x }}', '={{ null }}', '={{ 42 }}'),
+							),
+						})
 					: hostileValue;
 			const arbitrary = fc.record(
-				Object.fromEntries(fields.map((p) => [p.name, fc.option(fc.oneof({ weight: 3, arbitrary: plausible(p, customerId) }, { weight: 2, arbitrary: hostileFor(p) }), { nil: undefined })])),
+				Object.fromEntries(
+					fields.map((p) => [
+						p.name,
+						fc.option(
+							fc.oneof(
+								{ weight: 3, arbitrary: plausible(p, customerId) },
+								{ weight: 2, arbitrary: hostileFor(p) },
+							),
+							{ nil: undefined },
+						),
+					]),
+				),
 			);
 			await fc.assert(
 				fc.asyncProperty(arbitrary, async (generated) => {
 					cases++;
 					const parameters: INodeParameters = { resource, operation };
-					for (const [name, value] of Object.entries(generated)) if (value !== undefined) parameters[name] = value as INodeParameters[string];
+					for (const [name, value] of Object.entries(generated))
+						if (value !== undefined) parameters[name] = value as INodeParameters[string];
 					env.sandbox.clearRequests();
 					const { error } = await env.run(parameters, { items: [{ json: { x: 1 } }] });
 					const requests = env.sandbox.requests();
 					if (error) {
-						expect(['NodeOperationError', 'NodeApiError', 'WorkflowHasIssuesError']).toContain(error.name);
+						expect(['NodeOperationError', 'NodeApiError', 'WorkflowHasIssuesError']).toContain(
+							error.name,
+						);
 						if (/^Item \d+: "/.test(error.message)) {
 							locallyRefused++;
-							expect({ message: error.message, requests: requests.map((r) => r.path) }).toEqual({ message: error.message, requests: [] });
+							expect({ message: error.message, requests: requests.map((r) => r.path) }).toEqual({
+								message: error.message,
+								requests: [],
+							});
 						}
 					}
 					assertInsideApi(requests);
@@ -120,6 +194,8 @@ describe('fuzzing every operation', () => {
 		}
 		expect(cases).toBeGreaterThanOrEqual(operationKeys().length * RUNS_PER_OPERATION);
 		expect(locallyRefused).toBeGreaterThan(100);
-		console.log(`fuzz: ${cases} parameter sets over ${operations.length} operations, ${locallyRefused} refused locally`);
+		console.log(
+			`fuzz: ${cases} parameter sets over ${operations.length} operations, ${locallyRefused} refused locally`,
+		);
 	}, 600_000);
 });

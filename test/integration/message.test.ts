@@ -7,8 +7,16 @@ import { DEMO } from '../sandbox/store';
 
 const env = useSandbox();
 
-async function customer(messengers: Array<{ type: string; id: string }>, phone = '+15550105000'): Promise<string> {
-	const [c] = await env.ok({ resource: 'customer', operation: 'upsert', phone, messengersUi: { messenger: messengers } });
+async function customer(
+	messengers: Array<{ type: string; id: string }>,
+	phone = '+15550105000',
+): Promise<string> {
+	const [c] = await env.ok({
+		resource: 'customer',
+		operation: 'upsert',
+		phone,
+		messengersUi: { messenger: messengers },
+	});
 	env.sandbox.clearRequests();
 	return String(c.id);
 }
@@ -29,7 +37,9 @@ describe('Message → Send', () => {
 		const [sent] = await env.ok(send(id));
 		expect(sent).toMatchObject({ customer_id: id, status: 'sent', messenger_type: 'telegram' });
 		const stored = [...env.sandbox.store.messages.values()];
-		expect(stored.map((m) => [m.id, m.rendered])).toEqual([[sent.message_id, 'Hello <b>there</b>']]);
+		expect(stored.map((m) => [m.id, m.rendered])).toEqual([
+			[sent.message_id, 'Hello <b>there</b>'],
+		]);
 		expect(env.sandbox.requests()[0].idempotencyKey).toMatch(/^n8n-[0-9a-f]{40}$/);
 	});
 
@@ -52,7 +62,9 @@ describe('Message → Send', () => {
 		const id = await customer([{ type: 'telegram', id: 'nostart-1' }]);
 		const first = await env.run(send(id), { executionId: 'exec-send-1' });
 		const second = await env.run(send(id), { executionId: 'exec-send-1' });
-		expect(first.error?.message).toBe('no_peer: The bot cannot write first to a customer who never pressed Start');
+		expect(first.error?.message).toBe(
+			'no_peer: The bot cannot write first to a customer who never pressed Start',
+		);
 		expect(second.error?.message).toBe(first.error?.message);
 		expect(env.sandbox.store.messages.size).toBe(1);
 		expect(env.sandbox.requests().map((r) => [r.status, r.replayed ?? false])).toEqual([
@@ -68,38 +80,80 @@ describe('Message → Send', () => {
 		['send_rejected', 409, false],
 		['send_failed', 502, true],
 		['bizchat_window_closed', 409, false],
-	])('delivers %s to the error output with reason, retryable, provider_error and message_id', async (reason, status, retryable) => {
-		const id = await customer([{ type: 'telegram', id: '102' }]);
-		await axios.post(`${env.sandbox.url}/__sandbox/customers/${id}/send-failures`, { reason, count: 10 }, { headers: { 'X-Sandbox-Token': env.sandbox.controlToken } });
-		const { items, errorItems } = await env.run(send(id), { errorOutput: true, items: [{ json: {} }] });
-		expect(items).toEqual([]);
-		expect(errorItems).toHaveLength(1);
-		expect(errorItems[0].json).toMatchObject({ error: expect.stringMatching(new RegExp(`^${reason}: `)), details: { code: reason, httpCode: status, reason, retryable, provider_error: expect.any(String), message_id: expect.any(String) } });
-		// Retried only when the API says it may help (and always with the same key).
-		expect(env.sandbox.requests()).toHaveLength(retryable ? 5 : 1);
-		expect(new Set(env.sandbox.requests().map((r) => r.idempotencyKey)).size).toBe(1);
-	});
+	])(
+		'delivers %s to the error output with reason, retryable, provider_error and message_id',
+		async (reason, status, retryable) => {
+			const id = await customer([{ type: 'telegram', id: '102' }]);
+			await axios.post(
+				`${env.sandbox.url}/__sandbox/customers/${id}/send-failures`,
+				{ reason, count: 10 },
+				{ headers: { 'X-Sandbox-Token': env.sandbox.controlToken } },
+			);
+			const { items, errorItems } = await env.run(send(id), {
+				errorOutput: true,
+				items: [{ json: {} }],
+			});
+			expect(items).toEqual([]);
+			expect(errorItems).toHaveLength(1);
+			expect(errorItems[0].json).toMatchObject({
+				error: expect.stringMatching(new RegExp(`^${reason}: `)),
+				details: {
+					code: reason,
+					httpCode: status,
+					reason,
+					retryable,
+					provider_error: expect.any(String),
+					message_id: expect.any(String),
+				},
+			});
+			// Retried only when the API says it may help (and always with the same key).
+			expect(env.sandbox.requests()).toHaveLength(retryable ? 5 : 1);
+			expect(new Set(env.sandbox.requests().map((r) => r.idempotencyKey)).size).toBe(1);
+		},
+	);
 
 	it('renders the Markdown of the spec per messenger group', async () => {
-		const sample = '***Hi*** **Jane**, *new* ~~old~~ `CODE-1` [shop](https://shop.example.com) _under_ ** loose** # heading';
-		const id = await customer([{ type: 'telegram', id: '103' }, { type: 'whatsapp_personal', id: '104' }, { type: 'vk', id: '105' }]);
-		for (const messengerType of ['telegram', 'whatsapp_personal', 'vk']) await env.ok(send(id, { messengerType, text: sample }));
-		const rendered = Object.fromEntries([...env.sandbox.store.messages.values()].map((m) => [m.messenger_type, m.rendered]));
+		const sample =
+			'***Hi*** **Jane**, *new* ~~old~~ `CODE-1` [shop](https://shop.example.com) _under_ ** loose** # heading';
+		const id = await customer([
+			{ type: 'telegram', id: '103' },
+			{ type: 'whatsapp_personal', id: '104' },
+			{ type: 'vk', id: '105' },
+		]);
+		for (const messengerType of ['telegram', 'whatsapp_personal', 'vk'])
+			await env.ok(send(id, { messengerType, text: sample }));
+		const rendered = Object.fromEntries(
+			[...env.sandbox.store.messages.values()].map((m) => [m.messenger_type, m.rendered]),
+		);
 		expect(rendered).toEqual({
-			telegram: '<b><i>Hi</i></b> <b>Jane</b>, <i>new</i> <s>old</s> <code>CODE-1</code> <a href="https://shop.example.com">shop</a> _under_ ** loose** # heading',
-			whatsapp_personal: '*_Hi_* *Jane*, _new_ ~old~ ```CODE-1``` shop: https://shop.example.com _under_ ** loose** # heading',
+			telegram:
+				'<b><i>Hi</i></b> <b>Jane</b>, <i>new</i> <s>old</s> <code>CODE-1</code> <a href="https://shop.example.com">shop</a> _under_ ** loose** # heading',
+			whatsapp_personal:
+				'*_Hi_* *Jane*, _new_ ~old~ ```CODE-1``` shop: https://shop.example.com _under_ ** loose** # heading',
 			vk: 'Hi Jane, new old CODE-1 shop: https://shop.example.com _under_ ** loose** # heading',
 		});
 	});
 
 	it('honours the 24-hour window: local check before sending, templates outside it, text inside it', async () => {
 		const id = await customer([{ type: 'whatsapp', id: '200' }]);
-		const text = send(id, { messengerType: 'whatsapp', agentId: DEMO.salesChat, options: { checkWindow: true } });
+		const text = send(id, {
+			messengerType: 'whatsapp',
+			agentId: DEMO.salesChat,
+			options: { checkWindow: true },
+		});
 		const checked = await env.run(text);
-		expect(checked.error?.message).toMatch(/the 24-hour window on whatsapp is not open .*; use a template/);
+		expect(checked.error?.message).toMatch(
+			/the 24-hour window on whatsapp is not open .*; use a template/,
+		);
 		expect(env.sandbox.requests().map((r) => r.path)).toEqual([`/customers/${id}/messengers`]);
 		const [viaTemplate] = await env.ok(
-			send(id, { messengerType: 'whatsapp', content: 'template', templateName: 'order_update', templateLanguage: 'en', templateVariables: { variable: [{ value: 'Jane' }, { value: 'A-17' }] } }),
+			send(id, {
+				messengerType: 'whatsapp',
+				content: 'template',
+				templateName: 'order_update',
+				templateLanguage: 'en',
+				templateVariables: { variable: [{ value: 'Jane' }, { value: 'A-17' }] },
+			}),
 		);
 		expect(viaTemplate.status).toBe('sent');
 		env.sandbox.inbound(id, 'whatsapp', 'hi!');
@@ -109,7 +163,14 @@ describe('Message → Send', () => {
 
 	it('schedules a follow-up that a reply cancels, and pauses the agent after sending', async () => {
 		const id = await customer([{ type: 'telegram', id: '106' }]);
-		const [sent] = await env.ok(send(id, { followUp: 'text', followUpMinutes: 30, followUpText: 'Still there?', pauseAgent: true }));
+		const [sent] = await env.ok(
+			send(id, {
+				followUp: 'text',
+				followUpMinutes: 30,
+				followUpText: 'Still there?',
+				pauseAgent: true,
+			}),
+		);
 		const followUp = sent.follow_up as { job_id: string; scheduled_at: string };
 		expect(Date.parse(followUp.scheduled_at) - Date.now()).toBeGreaterThan(29 * 60_000);
 		const message = env.sandbox.store.messages.get(String(sent.message_id))!;
@@ -120,23 +181,52 @@ describe('Message → Send', () => {
 	});
 
 	it('needs messages:send for text and messages:template for a template', async () => {
-		const id = await customer([{ type: 'telegram', id: '107' }, { type: 'whatsapp', id: '201' }]);
+		const id = await customer([
+			{ type: 'telegram', id: '107' },
+			{ type: 'whatsapp', id: '201' },
+		]);
 		const scopes = ['customers:read', 'messages:template'];
 		const text = await env.run(send(id), { scopes });
 		expect(text.error?.message).toContain('"messages:send"');
 		expect(env.sandbox.requests()).toHaveLength(0);
-		const template = await env.run(send(id, { messengerType: 'whatsapp', content: 'template', templateName: 'welcome_back', templateVariables: { variable: [{ value: 'Jane' }] } }), { scopes });
+		const template = await env.run(
+			send(id, {
+				messengerType: 'whatsapp',
+				content: 'template',
+				templateName: 'welcome_back',
+				templateVariables: { variable: [{ value: 'Jane' }] },
+			}),
+			{ scopes },
+		);
 		expect(template.error).toBeUndefined();
 	});
 
-	it('offers the customer\'s messengers and the agent\'s approved templates as dropdowns', async () => {
-		const id = await customer([{ type: 'telegram', id: '108' }, { type: 'whatsapp', id: '202' }]);
-		const messengers = (await callMethod({ kind: 'loadOptions', method: 'getCustomerMessengers', parameters: { customerId: byId(id) }, credentials: env.creds() })) as INodePropertyOptions[];
+	it("offers the customer's messengers and the agent's approved templates as dropdowns", async () => {
+		const id = await customer([
+			{ type: 'telegram', id: '108' },
+			{ type: 'whatsapp', id: '202' },
+		]);
+		const messengers = (await callMethod({
+			kind: 'loadOptions',
+			method: 'getCustomerMessengers',
+			parameters: { customerId: byId(id) },
+			credentials: env.creds(),
+		})) as INodePropertyOptions[];
 		expect(messengers.map((m) => m.value)).toEqual(['telegram', 'whatsapp']);
 		expect(messengers[1].description).toMatch(/templates only/);
-		const fallback = (await callMethod({ kind: 'loadOptions', method: 'getCustomerMessengers', parameters: {}, credentials: env.creds() })) as INodePropertyOptions[];
+		const fallback = (await callMethod({
+			kind: 'loadOptions',
+			method: 'getCustomerMessengers',
+			parameters: {},
+			credentials: env.creds(),
+		})) as INodePropertyOptions[];
 		expect(fallback.length).toBeGreaterThan(5);
-		const templates = (await callMethod({ kind: 'loadOptions', method: 'getApprovedTemplates', parameters: { agentId: DEMO.salesChat }, credentials: env.creds() })) as INodePropertyOptions[];
+		const templates = (await callMethod({
+			kind: 'loadOptions',
+			method: 'getApprovedTemplates',
+			parameters: { agentId: DEMO.salesChat },
+			credentials: env.creds(),
+		})) as INodePropertyOptions[];
 		expect(templates.map((t) => t.value)).toEqual(['order_update', 'welcome_back']);
 	});
 });
@@ -145,7 +235,12 @@ describe('Template', () => {
 	it('lists templates with a local status filter', async () => {
 		const all = await env.ok({ resource: 'template', operation: 'getMany' });
 		expect(all).toHaveLength(4);
-		const pending = await env.ok({ resource: 'template', operation: 'getMany', agentId: DEMO.salesChat, templateStatus: ['PENDING', 'REJECTED'] });
+		const pending = await env.ok({
+			resource: 'template',
+			operation: 'getMany',
+			agentId: DEMO.salesChat,
+			templateStatus: ['PENDING', 'REJECTED'],
+		});
 		expect(pending.map((t) => t.name).sort()).toEqual(['old_offer', 'spring_sale']);
 	});
 
@@ -165,15 +260,32 @@ describe('Template', () => {
 		});
 		expect(created).toMatchObject({ name: 'shipping_notice', status: 'PENDING' });
 		const body = JSON.parse(String(env.sandbox.requests()[0].body));
-		expect(body.components.map((c: { type: string }) => c.type)).toEqual(['HEADER', 'BODY', 'FOOTER', 'BUTTONS']);
+		expect(body.components.map((c: { type: string }) => c.type)).toEqual([
+			'HEADER',
+			'BODY',
+			'FOOTER',
+			'BUTTONS',
+		]);
 		expect(env.sandbox.requests()[0].query).toBe(`?agent_id=${DEMO.salesChat}`);
 	});
 
 	it('accepts raw JSON components and refuses malformed ones before any request', async () => {
-		const bad = await env.run({ resource: 'template', operation: 'create', name: 'x', componentsInput: 'json', componentsJson: '{"type": "BODY"}' });
+		const bad = await env.run({
+			resource: 'template',
+			operation: 'create',
+			name: 'x',
+			componentsInput: 'json',
+			componentsJson: '{"type": "BODY"}',
+		});
 		expect(bad.error?.message).toMatch(/"Components \(JSON\)" must be a non-empty array/);
 		expect(env.sandbox.requests()).toHaveLength(0);
-		const [ok] = await env.ok({ resource: 'template', operation: 'create', name: 'raw_one', componentsInput: 'json', componentsJson: '[{"type": "BODY", "text": "Hi {{1}}"}]' });
+		const [ok] = await env.ok({
+			resource: 'template',
+			operation: 'create',
+			name: 'raw_one',
+			componentsInput: 'json',
+			componentsJson: '[{"type": "BODY", "text": "Hi {{1}}"}]',
+		});
 		expect(ok.status).toBe('PENDING');
 	});
 });

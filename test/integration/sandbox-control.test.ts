@@ -10,47 +10,81 @@ beforeAll(async () => {
 afterAll(async () => sandbox.stop());
 
 const http = axios.create({ validateStatus: () => true });
-const control = (method: string, path: string, data?: unknown, headers: Record<string, string> = {}) =>
-	http.request({ method, url: `${sandbox.url}/__sandbox${path}`, data, headers: { 'X-Sandbox-Token': sandbox.controlToken, ...headers } });
+const control = (
+	method: string,
+	path: string,
+	data?: unknown,
+	headers: Record<string, string> = {},
+) =>
+	http.request({
+		method,
+		url: `${sandbox.url}/__sandbox${path}`,
+		data,
+		headers: { 'X-Sandbox-Token': sandbox.controlToken, ...headers },
+	});
 
 describe('sandbox control surface', () => {
 	it('mints keys with scopes, injects faults and shows the request log', async () => {
 		const { data } = await control('POST', '/keys', { scopes: ['agents:read'] });
-		const api = (path: string) => http.get(`${sandbox.url}${path}`, { headers: { Authorization: `Bearer ${data.key}` } });
+		const api = (path: string) =>
+			http.get(`${sandbox.url}${path}`, { headers: { Authorization: `Bearer ${data.key}` } });
 		expect((await api('/agents')).status).toBe(200);
 		expect((await api('/pipelines')).data.error.code).toBe('insufficient_scope');
 		await control('POST', '/faults', { path: '/agents', count: 1, kind: 'status', status: 503 });
 		expect((await api('/agents')).status).toBe(503);
-		const log = (await control('GET', '/requests')).data.requests as Array<{ status: number; keyId: string }>;
+		const log = (await control('GET', '/requests')).data.requests as Array<{
+			status: number;
+			keyId: string;
+		}>;
 		expect(log.map((r) => r.status)).toEqual([200, 403, 503]);
 		expect(JSON.stringify(log)).not.toContain(data.key);
 	});
 
 	it('is unreachable with an API key or without the control token', async () => {
 		const key = sandbox.mintKey();
-		expect((await control('POST', '/reset', {}, { Authorization: `Bearer ${key}` })).status).toBe(404);
+		expect((await control('POST', '/reset', {}, { Authorization: `Bearer ${key}` })).status).toBe(
+			404,
+		);
 		expect((await http.post(`${sandbox.url}/__sandbox/reset`, {})).status).toBe(404);
-		expect((await http.post(`${sandbox.url}/__sandbox/reset`, {}, { headers: { 'X-Sandbox-Token': 'guess' } })).status).toBe(404);
+		expect(
+			(
+				await http.post(
+					`${sandbox.url}/__sandbox/reset`,
+					{},
+					{ headers: { 'X-Sandbox-Token': 'guess' } },
+				)
+			).status,
+		).toBe(404);
 	});
 
 	it('answers every API error in the envelope, with rate headers once authenticated', async () => {
 		const noKey = await http.get(`${sandbox.url}/agents`);
 		expect(noKey.status).toBe(401);
-		expect(noKey.data).toEqual({ error: { code: 'unauthorized', message: 'No API key was sent', details: {} } });
+		expect(noKey.data).toEqual({
+			error: { code: 'unauthorized', message: 'No API key was sent', details: {} },
+		});
 		const key = sandbox.mintKey();
-		const unknown = await http.get(`${sandbox.url}/nope`, { headers: { Authorization: `Bearer ${key}` } });
+		const unknown = await http.get(`${sandbox.url}/nope`, {
+			headers: { Authorization: `Bearer ${key}` },
+		});
 		expect(unknown.status).toBe(404);
 		expect(unknown.data.error.code).toBe('not_found');
 		expect(unknown.headers['x-ratelimit-limit']).toBe('120');
-		const badAgent = await http.get(`${sandbox.url}/pipelines?agent_id=x`, { headers: { Authorization: `Bearer ${key}` } });
+		const badAgent = await http.get(`${sandbox.url}/pipelines?agent_id=x`, {
+			headers: { Authorization: `Bearer ${key}` },
+		});
 		expect(badAgent.status).toBe(422);
-		expect(badAgent.data.error).toMatchObject({ code: 'validation_error', details: { field: 'agent_id' } });
+		expect(badAgent.data.error).toMatchObject({
+			code: 'validation_error',
+			details: { field: 'agent_id' },
+		});
 	});
 
 	it('enforces the rate limit with 429, Retry-After and the three headers', async () => {
 		await control('POST', '/config', { rateLimit: { limit: 2, windowMs: 3000 } });
 		const key = sandbox.mintKey();
-		const get = () => http.get(`${sandbox.url}/agents`, { headers: { Authorization: `Bearer ${key}` } });
+		const get = () =>
+			http.get(`${sandbox.url}/agents`, { headers: { Authorization: `Bearer ${key}` } });
 		expect((await get()).headers['x-ratelimit-remaining']).toBe('1');
 		expect((await get()).headers['x-ratelimit-remaining']).toBe('0');
 		const third = await get();

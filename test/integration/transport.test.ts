@@ -73,7 +73,9 @@ describe('retries', () => {
 	it('gives up after the retry budget with the last error, mapped', async () => {
 		sandbox.injectFault({ path: '/agents', count: 10, kind: 'html', status: 502 });
 		const { error } = await getAgents();
-		expect(error?.message).toMatch(/^bad_gateway: The API answered 502 without its error envelope: 502 Bad Gateway/);
+		expect(error?.message).toMatch(
+			/^bad_gateway: The API answered 502 without its error envelope: 502 Bad Gateway/,
+		);
 		expect(sandbox.requests()).toHaveLength(5);
 	});
 
@@ -113,7 +115,8 @@ describe('the API key stays secret', () => {
 		runs.push(await getAgents(1));
 		runs.push(await getAgents(1, true));
 		for (const run of runs) {
-			const text = JSON.stringify(run.run) + JSON.stringify(run.error ?? {}) + String(run.error?.stack ?? '');
+			const text =
+				JSON.stringify(run.run) + JSON.stringify(run.error ?? {}) + String(run.error?.stack ?? '');
 			expect(text).not.toContain(apiKey);
 		}
 		expect(runs[1].error?.message).toMatch(/^connection_reset:/);

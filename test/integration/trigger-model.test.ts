@@ -11,10 +11,17 @@ import { DEMO } from '../sandbox/store';
 
 const env = useSandbox();
 
-type PoolTruth = Record<string, { issued: number; remaining: number; enabled: boolean; exhausted: number }>;
+type PoolTruth = Record<
+	string,
+	{ issued: number; remaining: number; enabled: boolean; exhausted: number }
+>;
 type DealTruth = Record<string, { customer: string; stage: string; status: string }>;
 
-function runModel(seed: number, steps: number, options: { restarts?: boolean; concurrent?: boolean } = {}) {
+function runModel(
+	seed: number,
+	steps: number,
+	options: { restarts?: boolean; concurrent?: boolean } = {},
+) {
 	return async () => {
 		const random = prng(seed);
 		const pick = <T>(list: T[]): T => list[Math.floor(random() * list.length)];
@@ -22,16 +29,43 @@ function runModel(seed: number, steps: number, options: { restarts?: boolean; co
 		// Hundreds of polls: the rate limit is not what is under test here.
 		env.sandbox.rateLimit = { ...env.sandbox.rateLimit, limit: 1_000_000 };
 		const at = () => new Date().toISOString();
-		const extra = createPool(store, { agent_id: DEMO.salesChat, title: 'Model pool', low_threshold_min: 2 }, at());
+		const extra = createPool(
+			store,
+			{ agent_id: DEMO.salesChat, title: 'Model pool', low_threshold_min: 2 },
+			at(),
+		);
 		upload(extra, { codes: Array.from({ length: 30 }, (_, i) => `M-${i}`) });
 		const poolIds = [DEMO.welcomePool, DEMO.vipPool, extra.id];
 		const customerIds: string[] = [];
 		for (let i = 0; i < 5; i++) {
-			const [c] = await env.ok({ resource: 'customer', operation: 'upsert', phone: `+1555030${String(i).padStart(4, '0')}` });
+			const [c] = await env.ok({
+				resource: 'customer',
+				operation: 'upsert',
+				phone: `+1555030${String(i).padStart(4, '0')}`,
+			});
 			customerIds.push(String(c.id));
 		}
-		const pools = await createTrigger({ watch: 'pools', poolEvents: ['codesIssued', 'poolRestocked', 'poolDisabled', 'poolEnabled', 'exhaustedRequestsRose'] }, env.creds());
-		const deals = await createTrigger({ watch: 'deals', dealEvents: ['dealCreated', 'dealMoved', 'dealWon', 'dealLost'], customerIds: customerIds.join('\n') }, env.creds());
+		const pools = await createTrigger(
+			{
+				watch: 'pools',
+				poolEvents: [
+					'codesIssued',
+					'poolRestocked',
+					'poolDisabled',
+					'poolEnabled',
+					'exhaustedRequestsRose',
+				],
+			},
+			env.creds(),
+		);
+		const deals = await createTrigger(
+			{
+				watch: 'deals',
+				dealEvents: ['dealCreated', 'dealMoved', 'dealWon', 'dealLost'],
+				customerIds: customerIds.join('\n'),
+			},
+			env.creds(),
+		);
 
 		const poolTruth = (): PoolTruth => {
 			const out: PoolTruth = {};
@@ -39,19 +73,27 @@ function runModel(seed: number, steps: number, options: { restarts?: boolean; co
 				const p = store.promoPools.get(id)!;
 				const live = p.rows.filter((r) => !r.revoked_at);
 				const issued = live.filter((r) => r.issued_at).length;
-				out[id] = { issued, remaining: live.length - issued, enabled: p.is_enabled, exhausted: p.exhausted_requests };
+				out[id] = {
+					issued,
+					remaining: live.length - issued,
+					enabled: p.is_enabled,
+					exhausted: p.exhausted_requests,
+				};
 			}
 			return out;
 		};
 		const dealTruth = (): DealTruth => {
 			const out: DealTruth = {};
-			for (const d of store.deals.values()) if (customerIds.includes(d.customer_id)) out[d.id] = { customer: d.customer_id, stage: d.stage_id, status: d.status };
+			for (const d of store.deals.values())
+				if (customerIds.includes(d.customer_id))
+					out[d.id] = { customer: d.customer_id, stage: d.stage_id, status: d.status };
 			return out;
 		};
 		const expectedPoolEvents = (a: PoolTruth, b: PoolTruth) => {
 			const out: string[] = [];
 			for (const id of poolIds) {
-				if (b[id].issued > a[id].issued) out.push(`codesIssued ${id} ${b[id].issued - a[id].issued}`);
+				if (b[id].issued > a[id].issued)
+					out.push(`codesIssued ${id} ${b[id].issued - a[id].issued}`);
 				if (b[id].remaining > a[id].remaining) out.push(`poolRestocked ${id}`);
 				if (a[id].enabled && !b[id].enabled) out.push(`poolDisabled ${id}`);
 				if (!a[id].enabled && b[id].enabled) out.push(`poolEnabled ${id}`);
@@ -64,14 +106,18 @@ function runModel(seed: number, steps: number, options: { restarts?: boolean; co
 			for (const [id, deal] of Object.entries(b)) {
 				const before = a[id];
 				if (!before) out.push(`dealCreated ${id}`);
-				else if (before.stage !== deal.stage && before.status === 'active') out.push(`dealMoved ${id}`);
-				if (deal.status !== 'active' && before?.status !== deal.status) out.push(`${deal.status === 'won' ? 'dealWon' : 'dealLost'} ${id}`);
+				else if (before.stage !== deal.stage && before.status === 'active')
+					out.push(`dealMoved ${id}`);
+				if (deal.status !== 'active' && before?.status !== deal.status)
+					out.push(`${deal.status === 'won' ? 'dealWon' : 'dealLost'} ${id}`);
 			}
 			return out.sort();
 		};
 		const describePool = (e: Record<string, unknown>) => {
 			const pool = e.pool as { id: string };
-			return e.event === 'codesIssued' ? `codesIssued ${pool.id} ${String(e.count)}` : `${String(e.event)} ${pool.id}`;
+			return e.event === 'codesIssued'
+				? `codesIssued ${pool.id} ${String(e.count)}`
+				: `${String(e.event)} ${pool.id}`;
 		};
 
 		await pools.poll();
@@ -85,33 +131,38 @@ function runModel(seed: number, steps: number, options: { restarts?: boolean; co
 		let polls = 0;
 
 		const mutate = async () => {
-				const kind = pick(['issue', 'issue', 'upload', 'toggle', 'move', 'move', 'close', 'create']);
-				const poolId = pick(poolIds);
-				const customerId = pick(customerIds);
-				if (kind === 'issue') {
-					const before = poolTruth()[poolId].issued;
-					env.sandbox.issueCodes(poolId, 1 + Math.floor(random() * 4));
-					issuedByMutations += poolTruth()[poolId].issued - before;
-				} else if (kind === 'upload') {
-					upload(store.promoPools.get(poolId)!, { codes: Array.from({ length: 1 + Math.floor(random() * 5) }, () => `U-${Math.floor(random() * 1e9)}`) });
-				} else if (kind === 'toggle') {
-					const p = store.promoPools.get(poolId)!;
-					p.is_enabled = !p.is_enabled;
-				} else {
-					const active = store.activeDeals(customerId);
-					if (kind === 'create' && !active.some((d) => d.pipeline_id === DEMO.onboardingPipeline)) {
-						const pipeline = store.pipelines.get(DEMO.onboardingPipeline)!;
-						const { createDeal } = await import('../sandbox/crm');
-						createDeal(store, customerId, pipeline, pipeline.stages[0], null, at());
-					} else if (active.length && kind === 'move') {
-						const deal = pick(active);
-						deal.stage_id = pick(store.pipelines.get(deal.pipeline_id)!.stages).id;
-						deal.moved_at = at();
-						deal.order = store.tick();
-					} else if (active.length && kind === 'close') {
-						pick(active).status = random() < 0.5 ? 'won' : 'lost';
-					}
+			const kind = pick(['issue', 'issue', 'upload', 'toggle', 'move', 'move', 'close', 'create']);
+			const poolId = pick(poolIds);
+			const customerId = pick(customerIds);
+			if (kind === 'issue') {
+				const before = poolTruth()[poolId].issued;
+				env.sandbox.issueCodes(poolId, 1 + Math.floor(random() * 4));
+				issuedByMutations += poolTruth()[poolId].issued - before;
+			} else if (kind === 'upload') {
+				upload(store.promoPools.get(poolId)!, {
+					codes: Array.from(
+						{ length: 1 + Math.floor(random() * 5) },
+						() => `U-${Math.floor(random() * 1e9)}`,
+					),
+				});
+			} else if (kind === 'toggle') {
+				const p = store.promoPools.get(poolId)!;
+				p.is_enabled = !p.is_enabled;
+			} else {
+				const active = store.activeDeals(customerId);
+				if (kind === 'create' && !active.some((d) => d.pipeline_id === DEMO.onboardingPipeline)) {
+					const pipeline = store.pipelines.get(DEMO.onboardingPipeline)!;
+					const { createDeal } = await import('../sandbox/crm');
+					createDeal(store, customerId, pipeline, pipeline.stages[0], null, at());
+				} else if (active.length && kind === 'move') {
+					const deal = pick(active);
+					deal.stage_id = pick(store.pipelines.get(deal.pipeline_id)!.stages).id;
+					deal.moved_at = at();
+					deal.order = store.tick();
+				} else if (active.length && kind === 'close') {
+					pick(active).status = random() < 0.5 ? 'won' : 'lost';
 				}
+			}
 		};
 		// Reported stage of each deal, in order, to check the concurrent variant as a whole.
 		const reported = new Map<string, string[]>();
@@ -152,19 +203,33 @@ function runModel(seed: number, steps: number, options: { restarts?: boolean; co
 			const target = pick(['pools', 'deals'] as const);
 			if (fail) {
 				failures++;
-				const path = target === 'pools' ? '/promo-pools' : `/customers/${customerIds[1 + Math.floor(random() * 4)]}/deals`;
-				env.sandbox.injectFault({ path, count: 1, kind: 'status', status: 401, body: { error: { code: 'unauthorized', message: 'injected', details: {} } } });
+				const path =
+					target === 'pools'
+						? '/promo-pools'
+						: `/customers/${customerIds[1 + Math.floor(random() * 4)]}/deals`;
+				env.sandbox.injectFault({
+					path,
+					count: 1,
+					kind: 'status',
+					status: 401,
+					body: { error: { code: 'unauthorized', message: 'injected', details: {} } },
+				});
 				await expect((target === 'pools' ? pools : deals).poll()).rejects.toThrow(/unauthorized/);
 				env.sandbox.clearFaults();
 				continue;
 			}
 			if (options.concurrent) {
 				const events = (await (target === 'pools' ? pools : deals).poll()) ?? [];
-				issuedReported += events.filter((e) => e.event === 'codesIssued').reduce((n, e) => n + Number(e.count), 0);
+				issuedReported += events
+					.filter((e) => e.event === 'codesIssued')
+					.reduce((n, e) => n + Number(e.count), 0);
 				for (const e of events) {
 					if (e.event !== 'dealMoved' && e.event !== 'dealCreated') continue;
 					const id = String((e.deal as { id: string }).id);
-					reported.set(id, [...(reported.get(id) ?? []), String((e.stage_after as { id: string }).id)]);
+					reported.set(id, [
+						...(reported.get(id) ?? []),
+						String((e.stage_after as { id: string }).id),
+					]);
 					const key = `${String(e.event)} ${id} ${String(e.moved_at)} ${JSON.stringify(e.stage_after)}`;
 					expect(dealEventKeys.has(key)).toBe(false);
 					dealEventKeys.add(key);
@@ -175,12 +240,16 @@ function runModel(seed: number, steps: number, options: { restarts?: boolean; co
 				const truth = poolTruth();
 				const events = (await pools.poll()) ?? [];
 				expect(events.map(describePool).sort()).toEqual(expectedPoolEvents(poolsSeen, truth));
-				issuedReported += events.filter((e) => e.event === 'codesIssued').reduce((n, e) => n + Number(e.count), 0);
+				issuedReported += events
+					.filter((e) => e.event === 'codesIssued')
+					.reduce((n, e) => n + Number(e.count), 0);
 				poolsSeen = truth;
 			} else {
 				const truth = dealTruth();
 				const events = (await deals.poll()) ?? [];
-				const keys = events.map((e) => `${String(e.event)} ${String((e.deal as { id: string }).id)}`);
+				const keys = events.map(
+					(e) => `${String(e.event)} ${String((e.deal as { id: string }).id)}`,
+				);
 				expect([...keys].sort()).toEqual(expectedDealEvents(dealsSeen, truth));
 				for (const e of events) {
 					const key = `${String(e.event)} ${String((e.deal as { id: string }).id)} ${String(e.moved_at)} ${JSON.stringify(e.stage_after)}`;
@@ -197,7 +266,10 @@ function runModel(seed: number, steps: number, options: { restarts?: boolean; co
 					if (e.event === 'codesIssued') issuedReported += Number(e.count);
 					if (e.event === 'dealMoved' || e.event === 'dealCreated') {
 						const id = String((e.deal as { id: string }).id);
-						reported.set(id, [...(reported.get(id) ?? []), String((e.stage_after as { id: string }).id)]);
+						reported.set(id, [
+							...(reported.get(id) ?? []),
+							String((e.stage_after as { id: string }).id),
+						]);
 					}
 				}
 			}
@@ -221,7 +293,9 @@ function runModel(seed: number, steps: number, options: { restarts?: boolean; co
 		const finalPools = poolTruth();
 		const last = (await pools.poll()) ?? [];
 		expect(last.map(describePool).sort()).toEqual(expectedPoolEvents(poolsSeen, finalPools));
-		issuedReported += last.filter((e) => e.event === 'codesIssued').reduce((n, e) => n + Number(e.count), 0);
+		issuedReported += last
+			.filter((e) => e.event === 'codesIssued')
+			.reduce((n, e) => n + Number(e.count), 0);
 		expect(issuedReported).toBe(issuedByMutations);
 		expect(failures).toBeGreaterThan(5);
 		expect(polls).toBeGreaterThan(50);
@@ -229,7 +303,19 @@ function runModel(seed: number, steps: number, options: { restarts?: boolean; co
 }
 
 describe('Messaging CRM Trigger, model-based', () => {
-	it('300 random steps with random poll failures: events equal the changes, none twice, none missing', runModel(20261122, 300), 120_000);
-	it('the same with restarts: static data serialized and restored between polls as n8n does', runModel(7, 300, { restarts: true }), 120_000);
-	it('with restarts and changes landing between the reads of a poll: every change reported once, at its final state', runModel(11, 300, { restarts: true, concurrent: true }), 120_000);
+	it(
+		'300 random steps with random poll failures: events equal the changes, none twice, none missing',
+		runModel(20261122, 300),
+		120_000,
+	);
+	it(
+		'the same with restarts: static data serialized and restored between polls as n8n does',
+		runModel(7, 300, { restarts: true }),
+		120_000,
+	);
+	it(
+		'with restarts and changes landing between the reads of a poll: every change reported once, at its final state',
+		runModel(11, 300, { restarts: true, concurrent: true }),
+		120_000,
+	);
 });

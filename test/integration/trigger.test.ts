@@ -6,12 +6,17 @@ import { DEMO } from '../sandbox/store';
 
 const env = useSandbox();
 
-const poolsTrigger = (events: string[], extra: INodeParameters = {}) => createTrigger({ watch: 'pools', poolEvents: events, ...extra }, env.creds());
+const poolsTrigger = (events: string[], extra: INodeParameters = {}) =>
+	createTrigger({ watch: 'pools', poolEvents: events, ...extra }, env.creds());
 
 async function customers(n: number): Promise<string[]> {
 	const ids: string[] = [];
 	for (let i = 0; i < n; i++) {
-		const [c] = await env.ok({ resource: 'customer', operation: 'upsert', phone: `+1555020${String(i).padStart(4, '0')}` });
+		const [c] = await env.ok({
+			resource: 'customer',
+			operation: 'upsert',
+			phone: `+1555020${String(i).padStart(4, '0')}`,
+		});
 		ids.push(String(c.id));
 	}
 	return ids;
@@ -21,27 +26,68 @@ describe('Messaging CRM Trigger: promo pools', () => {
 	it('records a baseline on the first poll and emits nothing, with one request per poll', async () => {
 		const trigger = await poolsTrigger(['anyCounterChanged']);
 		expect(await trigger.poll()).toBeNull();
-		expect(trigger.staticData()).toHaveProperty(['node:Trigger', 'state', 'pools', DEMO.welcomePool]);
+		expect(trigger.staticData()).toHaveProperty([
+			'node:Trigger',
+			'state',
+			'pools',
+			DEMO.welcomePool,
+		]);
 		expect(await trigger.poll()).toBeNull();
 		expect(env.sandbox.requests().filter((r) => r.path === '/promo-pools')).toHaveLength(2);
 	});
 
 	it('emits each pool event from a real change: issued, low, empty, exhausted, restocked, disabled, enabled', async () => {
-		const all = ['codesIssued', 'poolLow', 'poolEmpty', 'exhaustedRequestsRose', 'poolRestocked', 'poolDisabled', 'poolEnabled'];
+		const all = [
+			'codesIssued',
+			'poolLow',
+			'poolEmpty',
+			'exhaustedRequestsRose',
+			'poolRestocked',
+			'poolDisabled',
+			'poolEnabled',
+		];
 		const trigger = await poolsTrigger(all, { poolIds: [DEMO.vipPool] });
 		await trigger.poll();
 		env.sandbox.issueCodes(DEMO.vipPool, 3);
-		expect(await trigger.poll()).toEqual([expect.objectContaining({ event: 'codesIssued', count: 3, before: expect.objectContaining({ issued: 0, remaining: 10 }), deltas: expect.objectContaining({ issued: 3, remaining: -3 }) })]);
+		expect(await trigger.poll()).toEqual([
+			expect.objectContaining({
+				event: 'codesIssued',
+				count: 3,
+				before: expect.objectContaining({ issued: 0, remaining: 10 }),
+				deltas: expect.objectContaining({ issued: 3, remaining: -3 }),
+			}),
+		]);
 		env.sandbox.issueCodes(DEMO.vipPool, 4);
 		expect((await trigger.poll())!.map((e) => e.event)).toEqual(['poolLow', 'codesIssued']);
 		env.sandbox.issueCodes(DEMO.vipPool, 5);
 		const drained = await trigger.poll();
-		expect(drained!.map((e) => [e.event, e.count])).toEqual([['poolEmpty', undefined], ['codesIssued', 3], ['exhaustedRequestsRose', 2]]);
-		await env.ok({ resource: 'promoCode', operation: 'upload', poolId: { __rl: true, mode: 'id', value: DEMO.vipPool }, codes: 'R-1\nR-2\nR-3' });
-		expect((await trigger.poll())!.map((e) => [e.event, (e.deltas as { remaining: number }).remaining])).toEqual([['poolRestocked', 3]]);
-		await env.ok({ resource: 'promoPool', operation: 'update', poolId: { __rl: true, mode: 'id', value: DEMO.vipPool }, updateFields: { isEnabled: false } });
+		expect(drained!.map((e) => [e.event, e.count])).toEqual([
+			['poolEmpty', undefined],
+			['codesIssued', 3],
+			['exhaustedRequestsRose', 2],
+		]);
+		await env.ok({
+			resource: 'promoCode',
+			operation: 'upload',
+			poolId: { __rl: true, mode: 'id', value: DEMO.vipPool },
+			codes: 'R-1\nR-2\nR-3',
+		});
+		expect(
+			(await trigger.poll())!.map((e) => [e.event, (e.deltas as { remaining: number }).remaining]),
+		).toEqual([['poolRestocked', 3]]);
+		await env.ok({
+			resource: 'promoPool',
+			operation: 'update',
+			poolId: { __rl: true, mode: 'id', value: DEMO.vipPool },
+			updateFields: { isEnabled: false },
+		});
 		expect((await trigger.poll())!.map((e) => e.event)).toEqual(['poolDisabled']);
-		await env.ok({ resource: 'promoPool', operation: 'update', poolId: { __rl: true, mode: 'id', value: DEMO.vipPool }, updateFields: { isEnabled: true } });
+		await env.ok({
+			resource: 'promoPool',
+			operation: 'update',
+			poolId: { __rl: true, mode: 'id', value: DEMO.vipPool },
+			updateFields: { isEnabled: true },
+		});
 		expect((await trigger.poll())!.map((e) => e.event)).toEqual(['poolEnabled']);
 		expect(await trigger.poll()).toBeNull();
 	});
@@ -52,7 +98,13 @@ describe('Messaging CRM Trigger: promo pools', () => {
 		const before = trigger.staticData();
 		env.sandbox.issueCodes(DEMO.welcomePool, 2);
 		const sample = await trigger.poll('manual');
-		expect(sample).toEqual([expect.objectContaining({ event: 'codesIssued', sample: true, pool: expect.objectContaining({ id: expect.any(String) }) })]);
+		expect(sample).toEqual([
+			expect.objectContaining({
+				event: 'codesIssued',
+				sample: true,
+				pool: expect.objectContaining({ id: expect.any(String) }),
+			}),
+		]);
 		expect(trigger.staticData()).toEqual(before);
 		expect((await trigger.poll())!.map((e) => e.count)).toEqual([2]);
 	});
@@ -61,7 +113,13 @@ describe('Messaging CRM Trigger: promo pools', () => {
 		const trigger = await poolsTrigger(['codesIssued']);
 		await trigger.poll();
 		env.sandbox.issueCodes(DEMO.welcomePool, 2);
-		env.sandbox.injectFault({ path: '/promo-pools', count: 10, kind: 'status', status: 401, body: { error: { code: 'unauthorized', message: 'x', details: {} } } });
+		env.sandbox.injectFault({
+			path: '/promo-pools',
+			count: 10,
+			kind: 'status',
+			status: 401,
+			body: { error: { code: 'unauthorized', message: 'x', details: {} } },
+		});
 		await expect(trigger.poll()).rejects.toThrow(/unauthorized/);
 		env.sandbox.clearFaults();
 		env.sandbox.issueCodes(DEMO.welcomePool, 1);
@@ -84,38 +142,103 @@ describe('Messaging CRM Trigger: deals of watched customers', () => {
 	it('emits created, moved (filtered by pipeline and stage codes), won and lost with the stage before and after', async () => {
 		const [a, b] = await customers(2);
 		const trigger = await createTrigger(
-			{ watch: 'deals', dealEvents: ['dealCreated', 'dealMoved', 'dealWon', 'dealLost'], customerIds: `${a}\n${b}`, pipelineId: DEMO.salesPipeline, stageCodes: ['proposal'] },
+			{
+				watch: 'deals',
+				dealEvents: ['dealCreated', 'dealMoved', 'dealWon', 'dealLost'],
+				customerIds: `${a}\n${b}`,
+				pipelineId: DEMO.salesPipeline,
+				stageCodes: ['proposal'],
+			},
 			env.creds(),
 		);
 		expect(await trigger.poll()).toBeNull();
 		const sales = env.sandbox.store.pipelines.get(DEMO.salesPipeline)!.stages;
-		await env.ok({ resource: 'deal', operation: 'moveStage', customerId: { __rl: true, mode: 'id', value: a }, stageBy: 'code', stageCode: 'qualified' });
+		await env.ok({
+			resource: 'deal',
+			operation: 'moveStage',
+			customerId: { __rl: true, mode: 'id', value: a },
+			stageBy: 'code',
+			stageCode: 'qualified',
+		});
 		expect(await trigger.poll()).toBeNull();
-		await env.ok({ resource: 'deal', operation: 'moveStage', customerId: { __rl: true, mode: 'id', value: a }, stageBy: 'code', stageCode: 'proposal' });
-		const [onboarding] = await env.ok({ resource: 'deal', operation: 'create', customerId: { __rl: true, mode: 'id', value: b }, pipelineId: DEMO.onboardingPipeline });
+		await env.ok({
+			resource: 'deal',
+			operation: 'moveStage',
+			customerId: { __rl: true, mode: 'id', value: a },
+			stageBy: 'code',
+			stageCode: 'proposal',
+		});
+		const [onboarding] = await env.ok({
+			resource: 'deal',
+			operation: 'create',
+			customerId: { __rl: true, mode: 'id', value: b },
+			pipelineId: DEMO.onboardingPipeline,
+		});
 		const moved = await trigger.poll();
 		expect(moved).toEqual([
-			expect.objectContaining({ event: 'dealMoved', customer_id: a, stage_before: { id: sales[1].id, code: 'qualified' }, stage_after: { id: sales[2].id, code: 'proposal' }, moved_at: expect.any(String) }),
-			expect.objectContaining({ event: 'dealCreated', customer_id: b, deal: expect.objectContaining({ id: onboarding.id }) }),
+			expect.objectContaining({
+				event: 'dealMoved',
+				customer_id: a,
+				stage_before: { id: sales[1].id, code: 'qualified' },
+				stage_after: { id: sales[2].id, code: 'proposal' },
+				moved_at: expect.any(String),
+			}),
+			expect.objectContaining({
+				event: 'dealCreated',
+				customer_id: b,
+				deal: expect.objectContaining({ id: onboarding.id }),
+			}),
 		]);
-		await env.ok({ resource: 'deal', operation: 'close', dealBy: 'id', dealId: String(onboarding.id), closeStatus: 'lost' });
-		await env.ok({ resource: 'deal', operation: 'close', dealBy: 'customer', customerId: { __rl: true, mode: 'id', value: a }, pipelineId: DEMO.salesPipeline, closeStatus: 'won' });
-		expect((await trigger.poll())!.map((e) => [e.event, e.customer_id])).toEqual([['dealWon', a], ['dealLost', b]]);
+		await env.ok({
+			resource: 'deal',
+			operation: 'close',
+			dealBy: 'id',
+			dealId: String(onboarding.id),
+			closeStatus: 'lost',
+		});
+		await env.ok({
+			resource: 'deal',
+			operation: 'close',
+			dealBy: 'customer',
+			customerId: { __rl: true, mode: 'id', value: a },
+			pipelineId: DEMO.salesPipeline,
+			closeStatus: 'won',
+		});
+		expect((await trigger.poll())!.map((e) => [e.event, e.customer_id])).toEqual([
+			['dealWon', a],
+			['dealLost', b],
+		]);
 		expect(await trigger.poll()).toBeNull();
 	});
 
 	it('reads watched customers in rotation within the budget, each within a bounded number of polls', async () => {
 		const ids = await customers(7);
 		env.sandbox.rateLimit = { ...env.sandbox.rateLimit, limit: 6, windowMs: 400 };
-		const trigger = await createTrigger({ watch: 'deals', dealEvents: ['dealMoved'], customerIds: ids.join(','), options: { rateBudgetPercent: 50 } }, env.creds());
+		const trigger = await createTrigger(
+			{
+				watch: 'deals',
+				dealEvents: ['dealMoved'],
+				customerIds: ids.join(','),
+				options: { rateBudgetPercent: 50 },
+			},
+			env.creds(),
+		);
 		env.sandbox.clearRequests();
 		await trigger.poll(); // learns the limit of 6 from the headers: 3 reads per poll from now on
 		for (let i = 0; i < 3; i++) await trigger.poll();
 		const perPoll = env.sandbox.requests().slice(-9);
 		expect(new Set(perPoll.map((r) => r.path)).size).toBe(7);
-		for (const id of ids) await env.ok({ resource: 'deal', operation: 'moveStage', customerId: { __rl: true, mode: 'id', value: id }, stageBy: 'code', stageCode: 'proposal' });
+		for (const id of ids)
+			await env.ok({
+				resource: 'deal',
+				operation: 'moveStage',
+				customerId: { __rl: true, mode: 'id', value: id },
+				stageBy: 'code',
+				stageCode: 'proposal',
+			});
 		const seen: unknown[] = [];
-		for (let i = 0; i < 3; i++) seen.push(...((await trigger.poll()) ?? []).map((e) => e.customer_id));
+		for (let i = 0; i < 3; i++)
+			seen.push(...((await trigger.poll()) ?? []).map((e) => e.customer_id));
 		expect(seen.sort()).toEqual([...ids].sort());
 	});
 });

@@ -18,7 +18,9 @@ async function main() {
 		controlToken: process.env.SANDBOX_CONTROL_TOKEN,
 	});
 	console.log(`Messaging CRM sandbox listening on ${sandbox.url}`);
-	console.log(`  API key (all scopes): ${process.env.SANDBOX_API_KEY ? '(from SANDBOX_API_KEY)' : DEMO_API_KEY}`);
+	console.log(
+		`  API key (all scopes): ${process.env.SANDBOX_API_KEY ? '(from SANDBOX_API_KEY)' : DEMO_API_KEY}`,
+	);
 	console.log(`  Control token (X-Sandbox-Token): ${sandbox.controlToken}`);
 	console.log(`  Rate limit: ${limit} requests per ${windowMs / 1000} s per key`);
 	const stop = () => {

@@ -12,7 +12,14 @@ import type { RateLimitConfig, Sandbox } from './server';
 import { ALL_SCOPES } from './server';
 import { DEMO } from './store';
 
-export function control(sandbox: Sandbox, req: IncomingMessage, res: ServerResponse, method: string, path: string, rawBody: string): void {
+export function control(
+	sandbox: Sandbox,
+	req: IncomingMessage,
+	res: ServerResponse,
+	method: string,
+	path: string,
+	rawBody: string,
+): void {
 	// Never reachable with an API key: a request that carries one is answered as unknown.
 	if (req.headers.authorization || req.headers['x-sandbox-token'] !== sandbox.controlToken) {
 		sendJson(res, 404, { error: { code: 'not_found', message: 'Not found', details: {} } });
@@ -52,15 +59,32 @@ export function control(sandbox: Sandbox, req: IncomingMessage, res: ServerRespo
 			return ok();
 		case 'POST /customers/bulk': {
 			const count = Number(body.count ?? 1);
-			const ids = Array.from({ length: count }, (_, i) => sandbox.demoCustomer(`Bulk customer ${i + 1}`));
+			const ids = Array.from({ length: count }, (_, i) =>
+				sandbox.demoCustomer(`Bulk customer ${i + 1}`),
+			);
 			if (body.withDeals) {
 				const pipeline = sandbox.store.defaultPipeline()!;
-				for (const id of ids) createDeal(sandbox.store, id, pipeline, pipeline.stages[0], null, new Date(sandbox.now()).toISOString());
+				for (const id of ids)
+					createDeal(
+						sandbox.store,
+						id,
+						pipeline,
+						pipeline.stages[0],
+						null,
+						new Date(sandbox.now()).toISOString(),
+					);
 			}
 			return ok({ ids });
 		}
 		case 'POST /promo-pools': {
-			const pool = createPool(sandbox.store, { agent_id: String(body.agent_id ?? DEMO.supportBot), title: String(body.title ?? 'New pool') }, new Date(sandbox.now()).toISOString());
+			const pool = createPool(
+				sandbox.store,
+				{
+					agent_id: String(body.agent_id ?? DEMO.supportBot),
+					title: String(body.title ?? 'New pool'),
+				},
+				new Date(sandbox.now()).toISOString(),
+			);
 			return ok(poolOut(pool));
 		}
 		case 'GET /stats':
@@ -73,29 +97,52 @@ export function control(sandbox: Sandbox, req: IncomingMessage, res: ServerRespo
 		case 'GET /state':
 			return ok(sandbox.snapshot());
 		case 'POST /templates/moderate': {
-			const template = sandbox.store.templates.find((t) => t.name === body.name && (!body.agent_id || t.agent_id === body.agent_id));
-			if (!template) return sendJson(res, 404, { error: { code: 'not_found', message: 'No such template', details: {} } });
+			const template = sandbox.store.templates.find(
+				(t) => t.name === body.name && (!body.agent_id || t.agent_id === body.agent_id),
+			);
+			if (!template)
+				return sendJson(res, 404, {
+					error: { code: 'not_found', message: 'No such template', details: {} },
+				});
 			template.status = body.status as 'APPROVED' | 'REJECTED';
 			return ok(template);
 		}
 		default: {
 			const issueMatch = /^\/promo-pools\/([^/]+)\/issue$/.exec(path);
 			if (issueMatch && method === 'POST') {
-				const result = sandbox.issueCodes(decodeURIComponent(issueMatch[1]), Number(body.count ?? 1), body.customer_ids as string[] | undefined);
-				return result ? ok(result) : sendJson(res, 404, { error: { code: 'not_found', message: 'No such pool', details: {} } });
+				const result = sandbox.issueCodes(
+					decodeURIComponent(issueMatch[1]),
+					Number(body.count ?? 1),
+					body.customer_ids as string[] | undefined,
+				);
+				return result
+					? ok(result)
+					: sendJson(res, 404, {
+							error: { code: 'not_found', message: 'No such pool', details: {} },
+						});
 			}
 			const m = /^\/customers\/([^/]+)\/(inbound|send-failures)$/.exec(path);
 			if (m && method === 'POST') {
 				const customerId = decodeURIComponent(m[1]);
 				if (!sandbox.store.customers.has(customerId)) {
-					return sendJson(res, 404, { error: { code: 'not_found', message: 'No such customer', details: {} } });
+					return sendJson(res, 404, {
+						error: { code: 'not_found', message: 'No such customer', details: {} },
+					});
 				}
-				if (m[2] === 'inbound') return ok(sandbox.inbound(customerId, String(body.messenger_type), String(body.text ?? '')));
+				if (m[2] === 'inbound')
+					return ok(
+						sandbox.inbound(customerId, String(body.messenger_type), String(body.text ?? '')),
+					);
 				const reasons = Array.from({ length: Number(body.count ?? 1) }, () => String(body.reason));
-				sandbox.store.sendFailures.set(customerId, [...(sandbox.store.sendFailures.get(customerId) ?? []), ...reasons]);
+				sandbox.store.sendFailures.set(customerId, [
+					...(sandbox.store.sendFailures.get(customerId) ?? []),
+					...reasons,
+				]);
 				return ok();
 			}
-			sendJson(res, 404, { error: { code: 'not_found', message: `No control endpoint ${route}`, details: {} } });
+			sendJson(res, 404, {
+				error: { code: 'not_found', message: `No control endpoint ${route}`, details: {} },
+			});
 		}
 	}
 }

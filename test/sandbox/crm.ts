@@ -1,7 +1,15 @@
 /** Customer, deal and conversation rules of the spec, shared by the routes. */
 import { ApiError, notFound, validation } from './errors';
 import { isUuid, newId } from './ids';
-import type { ConversationRow, CustomerRow, DealRow, MessengerRow, PipelineRow, StageRow, Store } from './store';
+import type {
+	ConversationRow,
+	CustomerRow,
+	DealRow,
+	MessengerRow,
+	PipelineRow,
+	StageRow,
+	Store,
+} from './store';
 import { EMAIL, normalizePhone } from './variables';
 
 export const MESSENGER_TYPES = [
@@ -83,7 +91,8 @@ function str(body: Record<string, unknown>, field: string, max?: number): string
 	const value = body[field];
 	if (value === undefined || value === null) return null;
 	if (typeof value !== 'string') throw validation(`${field} must be a string`, { field });
-	if (max !== undefined && value.length > max) throw validation(`${field} must be at most ${max} characters`, { field, max });
+	if (max !== undefined && value.length > max)
+		throw validation(`${field} must be at most ${max} characters`, { field, max });
 	return value;
 }
 
@@ -96,7 +105,8 @@ export function optionalUuid(body: Record<string, unknown>, field: string): stri
 
 export function asBody(body: unknown): Record<string, unknown> {
 	if (body === undefined || body === null) return {};
-	if (typeof body !== 'object' || Array.isArray(body)) throw validation('The body must be a JSON object');
+	if (typeof body !== 'object' || Array.isArray(body))
+		throw validation('The body must be a JSON object');
 	return body as Record<string, unknown>;
 }
 
@@ -110,7 +120,11 @@ export interface CustomerInput {
 	language: string | null;
 	avatar_url: string | null;
 	fetch_avatar: boolean;
-	placement: { agent_id: string | null; pipeline_id: string | null; stage_code: string | null } | null;
+	placement: {
+		agent_id: string | null;
+		pipeline_id: string | null;
+		stage_code: string | null;
+	} | null;
 	variables: unknown;
 }
 
@@ -119,18 +133,24 @@ export function parseCustomerInput(raw: unknown): CustomerInput {
 	const full_name = str(body, 'full_name', 255);
 	const phoneRaw = str(body, 'phone', 50);
 	const phone = phoneRaw === null || phoneRaw.trim() === '' ? null : normalizePhone(phoneRaw);
-	if (phoneRaw && phoneRaw.trim() && !phone) throw validation('phone is not a phone number', { field: 'phone' });
+	if (phoneRaw && phoneRaw.trim() && !phone)
+		throw validation('phone is not a phone number', { field: 'phone' });
 	const emailRaw = str(body, 'email');
 	const email = emailRaw ? emailRaw.trim().toLowerCase() : null;
-	if (email && !EMAIL.test(email)) throw validation('email is not a valid email address', { field: 'email' });
+	if (email && !EMAIL.test(email))
+		throw validation('email is not a valid email address', { field: 'email' });
 	const messengersRaw = body.messengers ?? [];
-	if (!Array.isArray(messengersRaw)) throw validation('messengers must be an array', { field: 'messengers' });
+	if (!Array.isArray(messengersRaw))
+		throw validation('messengers must be an array', { field: 'messengers' });
 	const messengers = messengersRaw.map((m, i) => {
 		const field = `messengers[${i}]`;
-		if (typeof m !== 'object' || m === null) throw validation(`${field} must be an object`, { field });
+		if (typeof m !== 'object' || m === null)
+			throw validation(`${field} must be an object`, { field });
 		const { type, id, username } = m as Record<string, unknown>;
 		if (typeof type !== 'string' || !MESSENGER_TYPES.includes(type)) {
-			throw validation(`${field}.type must be one of ${MESSENGER_TYPES.join(', ')}`, { field: `${field}.type` });
+			throw validation(`${field}.type must be one of ${MESSENGER_TYPES.join(', ')}`, {
+				field: `${field}.type`,
+			});
 		}
 		if ((typeof id !== 'string' && typeof id !== 'number') || String(id).trim() === '') {
 			throw validation(`${field}.id is required`, { field: `${field}.id` });
@@ -138,7 +158,11 @@ export function parseCustomerInput(raw: unknown): CustomerInput {
 		if (username !== undefined && username !== null && typeof username !== 'string') {
 			throw validation(`${field}.username must be a string`, { field: `${field}.username` });
 		}
-		return { type, id: String(id).trim(), username: (username as string | null | undefined) ?? null };
+		return {
+			type,
+			id: String(id).trim(),
+			username: (username as string | null | undefined) ?? null,
+		};
 	});
 	const source = str(body, 'source', 100);
 	const tagsRaw = body.tags ?? [];
@@ -154,7 +178,8 @@ export function parseCustomerInput(raw: unknown): CustomerInput {
 		throw validation('avatar_url must be an http(s) link', { field: 'avatar_url' });
 	}
 	const fetch_avatar = body.fetch_avatar ?? false;
-	if (typeof fetch_avatar !== 'boolean') throw validation('fetch_avatar must be a boolean', { field: 'fetch_avatar' });
+	if (typeof fetch_avatar !== 'boolean')
+		throw validation('fetch_avatar must be a boolean', { field: 'fetch_avatar' });
 	if (avatar_url !== null && fetch_avatar) {
 		throw validation('avatar_url and fetch_avatar are mutually exclusive', { field: 'avatar_url' });
 	}
@@ -168,7 +193,9 @@ export function parseCustomerInput(raw: unknown): CustomerInput {
 		};
 	}
 	if (!phone && !email && messengers.length === 0) {
-		throw validation('At least one identifier is required: phone, email or a messenger', { field: 'phone' });
+		throw validation('At least one identifier is required: phone, email or a messenger', {
+			field: 'phone',
+		});
 	}
 	return {
 		full_name,
@@ -191,12 +218,21 @@ export function findDuplicate(store: Store, input: CustomerInput): CustomerRow |
 		if (!customer.is_active) continue;
 		if (input.phone && customer.phone === input.phone) return customer;
 		if (input.email && customer.email === input.email) return customer;
-		if (input.messengers.some((m) => customer.messengers.some((c) => c.type === m.type && c.id === m.id))) return customer;
+		if (
+			input.messengers.some((m) =>
+				customer.messengers.some((c) => c.type === m.type && c.id === m.id),
+			)
+		)
+			return customer;
 	}
 	return undefined;
 }
 
-export function newMessenger(m: { type: string; id: string; username: string | null }): MessengerRow {
+export function newMessenger(m: {
+	type: string;
+	id: string;
+	username: string | null;
+}): MessengerRow {
 	return {
 		type: m.type,
 		id: m.id,
@@ -216,25 +252,37 @@ export function resolvePlacement(
 	placement: CustomerInput['placement'],
 ): { pipeline: PipelineRow; stage: StageRow } | undefined {
 	if (placement?.agent_id && !store.agents.has(placement.agent_id)) {
-		throw validation(`placement.agent_id ${placement.agent_id} is not an agent of the company`, { field: 'placement.agent_id' });
+		throw validation(`placement.agent_id ${placement.agent_id} is not an agent of the company`, {
+			field: 'placement.agent_id',
+		});
 	}
 	let pipeline: PipelineRow | undefined;
 	if (placement?.pipeline_id) {
 		pipeline = store.pipelines.get(placement.pipeline_id);
-		if (!pipeline) throw validation(`placement.pipeline_id ${placement.pipeline_id} is not a pipeline`, { field: 'placement.pipeline_id' });
+		if (!pipeline)
+			throw validation(`placement.pipeline_id ${placement.pipeline_id} is not a pipeline`, {
+				field: 'placement.pipeline_id',
+			});
 		if (placement.agent_id && pipeline.agent_id !== placement.agent_id) {
-			throw validation('placement.pipeline_id belongs to another agent', { field: 'placement.pipeline_id' });
+			throw validation('placement.pipeline_id belongs to another agent', {
+				field: 'placement.pipeline_id',
+			});
 		}
 	} else {
 		pipeline = store.defaultPipeline(placement?.agent_id ?? undefined);
 	}
 	if (!pipeline) return undefined;
 	const stages = [...pipeline.stages].sort((a, b) => a.position - b.position);
-	const stage = placement?.stage_code ? stages.find((s) => s.stage_code === placement.stage_code) : stages[0];
+	const stage = placement?.stage_code
+		? stages.find((s) => s.stage_code === placement.stage_code)
+		: stages[0];
 	if (!stage) {
-		throw validation(`placement.stage_code "${placement?.stage_code}" is not a stage of pipeline ${pipeline.name}`, {
-			field: 'placement.stage_code',
-		});
+		throw validation(
+			`placement.stage_code "${placement?.stage_code}" is not a stage of pipeline ${pipeline.name}`,
+			{
+				field: 'placement.stage_code',
+			},
+		);
 	}
 	return { pipeline, stage };
 }
@@ -265,7 +313,11 @@ export function createDeal(
 }
 
 /** Avatar handling on create and upsert; returns the warnings (never fails the call). */
-export function applyAvatar(customer: CustomerRow, input: CustomerInput, now: number): Array<{ code: string; message: string }> {
+export function applyAvatar(
+	customer: CustomerRow,
+	input: CustomerInput,
+	now: number,
+): Array<{ code: string; message: string }> {
 	const warnings: Array<{ code: string; message: string }> = [];
 	const store = (source: string) => {
 		if (customer.avatar_source === source) return; // unchanged photo: not downloaded again
@@ -275,31 +327,51 @@ export function applyAvatar(customer: CustomerRow, input: CustomerInput, now: nu
 	};
 	if (input.avatar_url) {
 		if (/unavailable|\.invalid\//i.test(input.avatar_url)) {
-			warnings.push({ code: 'avatar_download_failed', message: `The photo at ${input.avatar_url} could not be downloaded` });
+			warnings.push({
+				code: 'avatar_download_failed',
+				message: `The photo at ${input.avatar_url} could not be downloaded`,
+			});
 		} else store(`url:${input.avatar_url}`);
 		return warnings;
 	}
 	if (!input.fetch_avatar) return warnings;
 	if (customer.messengers.length === 0) {
-		warnings.push({ code: 'avatar_channel_missing', message: 'The customer has no messenger to take a photo from' });
+		warnings.push({
+			code: 'avatar_channel_missing',
+			message: 'The customer has no messenger to take a photo from',
+		});
 		return warnings;
 	}
-	const supported = customer.messengers.filter((m) => AVATAR_FETCH.has(m.type) || WINDOW_MESSENGERS.has(m.type));
+	const supported = customer.messengers.filter(
+		(m) => AVATAR_FETCH.has(m.type) || WINDOW_MESSENGERS.has(m.type),
+	);
 	if (supported.length === 0) {
-		warnings.push({ code: 'avatar_unsupported', message: 'None of the customer\'s messengers supports fetching a photo' });
+		warnings.push({
+			code: 'avatar_unsupported',
+			message: "None of the customer's messengers supports fetching a photo",
+		});
 		return warnings;
 	}
 	for (const m of supported) {
 		if (WINDOW_MESSENGERS.has(m.type) && !windowOpen(m, now)) {
-			warnings.push({ code: 'avatar_window_closed', message: `The 24-hour window on ${m.type} is closed; no call was made` });
+			warnings.push({
+				code: 'avatar_window_closed',
+				message: `The 24-hour window on ${m.type} is closed; no call was made`,
+			});
 			continue;
 		}
 		if (m.type === 'telegram' && !m.started) {
-			warnings.push({ code: 'avatar_no_relationship', message: 'The customer never pressed Start on the bot' });
+			warnings.push({
+				code: 'avatar_no_relationship',
+				message: 'The customer never pressed Start on the bot',
+			});
 			continue;
 		}
 		if (!m.has_photo) {
-			warnings.push({ code: 'avatar_no_photo', message: `The customer has no profile photo on ${m.type}` });
+			warnings.push({
+				code: 'avatar_no_photo',
+				message: `The customer has no profile photo on ${m.type}`,
+			});
 			continue;
 		}
 		store(`messenger:${m.type}:${m.id}`);
@@ -314,7 +386,9 @@ export function windowOpen(m: MessengerRow, now: number): boolean {
 
 export function messengerWindow(m: MessengerRow, now: number) {
 	const windowed = WINDOW_MESSENGERS.has(m.type);
-	const expires = m.last_inbound_at ? new Date(Date.parse(m.last_inbound_at) + WINDOW_MS).toISOString() : null;
+	const expires = m.last_inbound_at
+		? new Date(Date.parse(m.last_inbound_at) + WINDOW_MS).toISOString()
+		: null;
 	return {
 		type: m.type,
 		id: m.id,
@@ -325,12 +399,20 @@ export function messengerWindow(m: MessengerRow, now: number) {
 	};
 }
 
-export function activeConversation(store: Store, customerId: string, agentId: string): ConversationRow | undefined {
+export function activeConversation(
+	store: Store,
+	customerId: string,
+	agentId: string,
+): ConversationRow | undefined {
 	return [...store.conversations.values()].find(
 		(c) => c.customer_id === customerId && c.agent_id === agentId && c.status === 'active',
 	);
 }
 
-export function conflict(message: string, details: Record<string, unknown> = {}, code = 'conflict'): ApiError {
+export function conflict(
+	message: string,
+	details: Record<string, unknown> = {},
+	code = 'conflict',
+): ApiError {
 	return new ApiError(409, code, message, details);
 }

@@ -88,12 +88,29 @@ export class FaultPlan {
 		};
 		const later = c.retryAfter5xx === undefined ? undefined : { 'Retry-After': c.retryAfter5xx };
 		if (hit(c.p502)) return { path, count: 1, kind: 'html', status: 502, headers: later };
-		if (hit(c.p503)) return { path, count: 1, kind: 'status', status: 503, headers: later, body: { error: { code: 'unavailable', message: 'Injected 503', details: {} } } };
-		if (hit(c.pReset)) return { path, count: 1, kind: 'reset', when: c.next() < 0.5 ? 'before' : 'after' };
+		if (hit(c.p503))
+			return {
+				path,
+				count: 1,
+				kind: 'status',
+				status: 503,
+				headers: later,
+				body: { error: { code: 'unavailable', message: 'Injected 503', details: {} } },
+			};
+		if (hit(c.pReset))
+			return { path, count: 1, kind: 'reset', when: c.next() < 0.5 ? 'before' : 'after' };
 		if (hit(c.p429)) {
-			return { path, count: 1, kind: 'status', status: 429, headers: { 'Retry-After': c.retryAfter ?? '1' }, body: { error: { code: 'rate_limited', message: 'Injected rate limit', details: {} } } };
+			return {
+				path,
+				count: 1,
+				kind: 'status',
+				status: 429,
+				headers: { 'Retry-After': c.retryAfter ?? '1' },
+				body: { error: { code: 'rate_limited', message: 'Injected rate limit', details: {} } },
+			};
 		}
-		if (hit(c.pSlow)) return { path, count: 1, kind: 'delay', when: 'after', delayMs: c.slowMs ?? 5000 };
+		if (hit(c.pSlow))
+			return { path, count: 1, kind: 'delay', when: 'after', delayMs: c.slowMs ?? 5000 };
 		if (hit(c.pMalformed)) return { path, count: 1, kind: 'malformed', when: 'after' };
 		return undefined;
 	}
@@ -129,16 +146,29 @@ export function applyFault(req: IncomingMessage, res: ServerResponse, fault: Fau
 			const headers = { 'X-Debug-Authorization': auth, ...fault.headers };
 			if (fault.format === 'text') {
 				res.writeHead(status, { 'Content-Type': 'text/plain', ...headers });
-				res.end(`Upstream failed for key ${key}. Request headers: ${dump}\nAuthorization: ${auth}\n`);
+				res.end(
+					`Upstream failed for key ${key}. Request headers: ${dump}\nAuthorization: ${auth}\n`,
+				);
 				return;
 			}
-			sendJson(res, status, {
-				error: {
-					code: status >= 500 ? 'internal_error' : 'bad_request',
-					message: `Upstream failed (key ${key}). Request headers: ${dump}`,
-					details: { headers: req.headers, authorization: auth, key, url: `${req.url ?? ''}?token=${encodeURIComponent(key)}`, provider_error: `Bearer ${key} rejected upstream` },
+			sendJson(
+				res,
+				status,
+				{
+					error: {
+						code: status >= 500 ? 'internal_error' : 'bad_request',
+						message: `Upstream failed (key ${key}). Request headers: ${dump}`,
+						details: {
+							headers: req.headers,
+							authorization: auth,
+							key,
+							url: `${req.url ?? ''}?token=${encodeURIComponent(key)}`,
+							provider_error: `Bearer ${key} rejected upstream`,
+						},
+					},
 				},
-			}, headers);
+				headers,
+			);
 			return;
 		}
 		case 'reset':
@@ -146,7 +176,9 @@ export function applyFault(req: IncomingMessage, res: ServerResponse, fault: Fau
 			return;
 		case 'html':
 			res.writeHead(fault.status ?? 502, { 'Content-Type': 'text/html', ...fault.headers });
-			res.end('<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>');
+			res.end(
+				'<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>',
+			);
 			return;
 		case 'malformed':
 			res.writeHead(fault.status ?? 200, { 'Content-Type': 'application/json', ...fault.headers });

@@ -1,7 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'http';
 
 /** A JSON answer (an empty body when `body` is undefined). */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+	res: ServerResponse,
+	status: number,
+	body: unknown,
+	headers: Record<string, string> = {},
+): void {
 	const text = body === undefined ? '' : JSON.stringify(body);
 	res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
 	res.end(text);

@@ -2,7 +2,8 @@ import { createHash, randomUUID } from 'crypto';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export const isUuid = (value: unknown): value is string => typeof value === 'string' && UUID.test(value);
+export const isUuid = (value: unknown): value is string =>
+	typeof value === 'string' && UUID.test(value);
 
 /** A stable UUID (version 5 layout) for demo data, so that demo ids survive a restart. */
 export function stableId(name: string): string {

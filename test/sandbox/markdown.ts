@@ -13,7 +13,10 @@ export function renderGroup(messengerType: string): RenderGroup {
 	return 'plain';
 }
 
-type Token = { kind: 'text'; text: string } | { kind: 'bold' | 'italic' | 'bolditalic' | 'strike' | 'code'; text: string } | { kind: 'link'; text: string; url: string };
+type Token =
+	| { kind: 'text'; text: string }
+	| { kind: 'bold' | 'italic' | 'bolditalic' | 'strike' | 'code'; text: string }
+	| { kind: 'link'; text: string; url: string };
 
 const PATTERNS: Array<[RegExp, Token['kind']]> = [
 	[/^`([^`\n]+)`/, 'code'],
@@ -36,7 +39,9 @@ export function tokenize(input: string): Token[] {
 			if (!m) continue;
 			if (text) tokens.push({ kind: 'text', text });
 			text = '';
-			tokens.push(kind === 'link' ? { kind, text: m[1], url: m[2] } : ({ kind, text: m[1] } as Token));
+			tokens.push(
+				kind === 'link' ? { kind, text: m[1], url: m[2] } : ({ kind, text: m[1] } as Token),
+			);
 			i += m[0].length;
 			matched = true;
 			break;
@@ -53,7 +58,8 @@ export function tokenize(input: string): Token[] {
 	return tokens;
 }
 
-const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const escapeHtml = (s: string) =>
+	s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 export function render(markdown: string, group: RenderGroup): string {
 	return tokenize(markdown)

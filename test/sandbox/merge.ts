@@ -4,28 +4,45 @@ import { validation } from './errors';
 import { optionalUuid } from './crm';
 import type { CustomerRow, Store } from './store';
 
-export function merge(store: Store, winner: CustomerRow, body: Record<string, unknown>, now: string) {
+export function merge(
+	store: Store,
+	winner: CustomerRow,
+	body: Record<string, unknown>,
+	now: string,
+) {
 	const fromId = optionalUuid(body, 'from_customer_id');
 	const code = body.promo_code ?? null;
 	if (code !== null && (typeof code !== 'string' || code.length > 255 || code.trim() === '')) {
 		throw validation('promo_code must be a string of 1 to 255 characters', { field: 'promo_code' });
 	}
 	if ((fromId === null) === (code === null)) {
-		throw validation('Name the donor with exactly one of from_customer_id and promo_code', { field: 'from_customer_id' });
+		throw validation('Name the donor with exactly one of from_customer_id and promo_code', {
+			field: 'from_customer_id',
+		});
 	}
 	const keepId = optionalUuid(body, 'keep_conversation_id');
 	const absorb = body.absorb_conversations ?? false;
-	if (typeof absorb !== 'boolean') throw validation('absorb_conversations must be a boolean', { field: 'absorb_conversations' });
-	if (!winner.is_active) throw validation('The winner card has itself been merged into another card', { field: 'customer_id' });
+	if (typeof absorb !== 'boolean')
+		throw validation('absorb_conversations must be a boolean', { field: 'absorb_conversations' });
+	if (!winner.is_active)
+		throw validation('The winner card has itself been merged into another card', {
+			field: 'customer_id',
+		});
 
 	let donor: CustomerRow | undefined;
 	if (fromId) {
 		donor = store.customers.get(fromId);
-		if (!donor) throw validation(`from_customer_id ${fromId} is not a customer`, { field: 'from_customer_id' });
+		if (!donor)
+			throw validation(`from_customer_id ${fromId} is not a customer`, {
+				field: 'from_customer_id',
+			});
 	} else {
-		const rows = [...store.promoCodes.values()].flat().filter((r) => r.code === code && r.customer_id);
+		const rows = [...store.promoCodes.values()]
+			.flat()
+			.filter((r) => r.code === code && r.customer_id);
 		const row = rows[0];
-		if (!row) throw validation(`No customer was issued the code "${code}"`, { field: 'promo_code' });
+		if (!row)
+			throw validation(`No customer was issued the code "${code}"`, { field: 'promo_code' });
 		if (row.customer_id === winner.id && row.moved_from) {
 			// Rule 6: the code now belongs to the winner because of an earlier merge.
 			return report(winner.id, row.moved_from, { already_merged: true });
@@ -33,14 +50,22 @@ export function merge(store: Store, winner: CustomerRow, body: Record<string, un
 		donor = store.customers.get(row.customer_id!);
 	}
 	if (!donor) throw validation('The donor was not found', { field: 'from_customer_id' });
-	if (donor.id === winner.id) throw validation('A card cannot be merged into itself', { field: 'from_customer_id' });
+	if (donor.id === winner.id)
+		throw validation('A card cannot be merged into itself', { field: 'from_customer_id' });
 	if (donor.merged_into) return report(winner.id, donor.id, { already_merged: true });
 
 	const counters = { ...ZERO };
 	const warnings: string[] = [];
 
 	// Rule 2: only gaps are filled from the donor.
-	for (const field of ['full_name', 'phone', 'email', 'avatar_url', 'source', 'language'] as const) {
+	for (const field of [
+		'full_name',
+		'phone',
+		'email',
+		'avatar_url',
+		'source',
+		'language',
+	] as const) {
 		if (winner[field] === null && donor[field] !== null) winner[field] = donor[field];
 	}
 	// Messengers.
@@ -53,9 +78,17 @@ export function merge(store: Store, winner: CustomerRow, body: Record<string, un
 	donor.messengers = [];
 
 	// Conversations (rule 4).
-	const winnerDialogs = () => [...store.conversations.values()].filter((c) => c.customer_id === winner.id && c.status === 'active');
-	const donorDialogs = [...store.conversations.values()].filter((c) => c.customer_id === donor!.id && c.status === 'active');
-	if (keepId && !store.conversations.has(keepId)) throw validation('keep_conversation_id is not a dialog of either card', { field: 'keep_conversation_id' });
+	const winnerDialogs = () =>
+		[...store.conversations.values()].filter(
+			(c) => c.customer_id === winner.id && c.status === 'active',
+		);
+	const donorDialogs = [...store.conversations.values()].filter(
+		(c) => c.customer_id === donor!.id && c.status === 'active',
+	);
+	if (keepId && !store.conversations.has(keepId))
+		throw validation('keep_conversation_id is not a dialog of either card', {
+			field: 'keep_conversation_id',
+		});
 	const absorbInto = (from: (typeof donorDialogs)[number], into: (typeof donorDialogs)[number]) => {
 		const moved = from.timeline.filter((e) => e.kind !== 'system');
 		into.timeline.push(...moved);
@@ -78,7 +111,9 @@ export function merge(store: Store, winner: CustomerRow, body: Record<string, un
 			absorbInto(absorbed, survivor);
 			continue;
 		}
-		const target = absorb ? (winnerDialogs().find((w) => w.id === keepId) ?? winnerDialogs()[0]) : undefined;
+		const target = absorb
+			? (winnerDialogs().find((w) => w.id === keepId) ?? winnerDialogs()[0])
+			: undefined;
 		if (target) {
 			absorbInto(dialog, target);
 		} else {
@@ -89,13 +124,17 @@ export function merge(store: Store, winner: CustomerRow, body: Record<string, un
 
 	// Deals (rule 5: a second active deal in the same pipeline is closed as a duplicate).
 	for (const deal of [...store.deals.values()].filter((d) => d.customer_id === donor!.id)) {
-		const clash = deal.status === 'active' && store.activeDeals(winner.id).some((w) => w.pipeline_id === deal.pipeline_id);
+		const clash =
+			deal.status === 'active' &&
+			store.activeDeals(winner.id).some((w) => w.pipeline_id === deal.pipeline_id);
 		if (clash) {
 			deal.status = 'lost';
 			deal.closed_reason = 'duplicate: closed by merge';
 			counters.deals_closed_as_duplicate++;
 			const pipeline = store.pipelines.get(deal.pipeline_id);
-			warnings.push(`Deal ${deal.id} was closed as a duplicate: the winner already has an active deal in pipeline "${pipeline?.name}"`);
+			warnings.push(
+				`Deal ${deal.id} was closed as a duplicate: the winner already has an active deal in pipeline "${pipeline?.name}"`,
+			);
 		}
 		deal.customer_id = winner.id;
 		counters.deals_moved++;
@@ -110,12 +149,18 @@ export function merge(store: Store, winner: CustomerRow, body: Record<string, un
 		winner.variables.set(name, variable);
 		counters.variables_moved++;
 	}
-	donor.variables = new Map([...donor.variables].filter(([name]) => winner.variables.get(name) !== donor!.variables.get(name)));
+	donor.variables = new Map(
+		[...donor.variables].filter(
+			([name]) => winner.variables.get(name) !== donor!.variables.get(name),
+		),
+	);
 
 	// Issued codes: one code per customer per pool.
 	for (const row of store.codesOf(donor.id)) {
 		if (store.codesOf(winner.id).some((w) => w.pool_id === row.pool_id)) {
-			warnings.push(`Code "${row.code}" stayed with the donor: the winner already holds a code from the same pool`);
+			warnings.push(
+				`Code "${row.code}" stayed with the donor: the winner already holds a code from the same pool`,
+			);
 			continue;
 		}
 		row.customer_id = winner.id;
@@ -148,5 +193,12 @@ const ZERO = {
 
 function report(winnerId: string, donorId: string, fields: Record<string, unknown>) {
 	if (!isUuid(donorId)) throw validation('Invalid donor', { field: 'from_customer_id' });
-	return { winner_id: winnerId, donor_id: donorId, already_merged: false, ...ZERO, warnings: [], ...fields };
+	return {
+		winner_id: winnerId,
+		donor_id: donorId,
+		already_merged: false,
+		...ZERO,
+		warnings: [],
+		...fields,
+	};
 }

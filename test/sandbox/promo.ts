@@ -6,7 +6,11 @@ import type { PromoCodeRow, PromoPoolRow, Store } from './store';
 export const MAX_UPLOAD = 10_000;
 export const MAX_CODE_LENGTH = 255;
 
-export function createPool(store: Store, fields: Partial<PromoPoolRow> & { agent_id: string; title: string }, at: string): PromoPoolRow {
+export function createPool(
+	store: Store,
+	fields: Partial<PromoPoolRow> & { agent_id: string; title: string },
+	at: string,
+): PromoPoolRow {
 	const pool: PromoPoolRow = {
 		id: newId(),
 		description: null,
@@ -67,16 +71,31 @@ export function poolOut(pool: PromoPoolRow) {
 }
 
 export function codeOut(row: PromoCodeRow) {
-	return { code: row.code, position: row.position, customer_id: row.customer_id, reserved_at: row.reserved_at, issued_at: row.issued_at, revoked_at: row.revoked_at };
+	return {
+		code: row.code,
+		position: row.position,
+		customer_id: row.customer_id,
+		reserved_at: row.reserved_at,
+		issued_at: row.issued_at,
+		revoked_at: row.revoked_at,
+	};
 }
 
 function readCodes(body: unknown, max?: number): string[] {
 	const codes = (body as { codes?: unknown } | null)?.codes;
-	if (!Array.isArray(codes)) throw validation('codes is required: an array of strings', { field: 'codes' });
-	if (max !== undefined && codes.length > max) throw validation(`At most ${max} codes per upload, got ${codes.length}`, { field: 'codes', max });
+	if (!Array.isArray(codes))
+		throw validation('codes is required: an array of strings', { field: 'codes' });
+	if (max !== undefined && codes.length > max)
+		throw validation(`At most ${max} codes per upload, got ${codes.length}`, {
+			field: 'codes',
+			max,
+		});
 	codes.forEach((code, i) => {
 		if (typeof code !== 'string' || code.trim() === '' || code.length > MAX_CODE_LENGTH) {
-			throw validation(`codes[${i}] must be a non-empty string of at most ${MAX_CODE_LENGTH} characters`, { field: `codes[${i}]` });
+			throw validation(
+				`codes[${i}] must be a non-empty string of at most ${MAX_CODE_LENGTH} characters`,
+				{ field: `codes[${i}]` },
+			);
 		}
 	});
 	return codes as string[];
@@ -115,7 +134,16 @@ export function upload(pool: PromoPoolRow, body: unknown) {
 			pool.rows.splice(pool.rows.indexOf(existing), 1);
 			pool.rows.push(existing);
 		} else {
-			const row: PromoCodeRow = { pool_id: pool.id, code, position: pool.nextPosition++, customer_id: null, reserved_at: null, issued_at: null, revoked_at: null, moved_from: null };
+			const row: PromoCodeRow = {
+				pool_id: pool.id,
+				code,
+				position: pool.nextPosition++,
+				customer_id: null,
+				reserved_at: null,
+				issued_at: null,
+				revoked_at: null,
+				moved_from: null,
+			};
 			pool.rows.push(row);
 			pool.byCode.set(code, row);
 		}
@@ -123,7 +151,13 @@ export function upload(pool: PromoPoolRow, body: unknown) {
 	}
 	clearAlertsIfRestocked(pool);
 	const c = counters(pool);
-	return { accepted, duplicates_in_input: duplicatesInInput, already_in_pool: alreadyInPool, total: c.total, remaining: c.remaining };
+	return {
+		accepted,
+		duplicates_in_input: duplicatesInInput,
+		already_in_pool: alreadyInPool,
+		total: c.total,
+		remaining: c.remaining,
+	};
 }
 
 export function revoke(pool: PromoPoolRow, body: unknown, at: string) {
@@ -143,7 +177,14 @@ export function revoke(pool: PromoPoolRow, body: unknown, at: string) {
 		}
 	}
 	const c = counters(pool);
-	return { revoked, issued_revoked: issuedRevoked, already_revoked: alreadyRevoked, total: c.total, remaining: c.remaining, not_found: notFound };
+	return {
+		revoked,
+		issued_revoked: issuedRevoked,
+		already_revoked: alreadyRevoked,
+		total: c.total,
+		remaining: c.remaining,
+		not_found: notFound,
+	};
 }
 
 /**
@@ -151,7 +192,11 @@ export function revoke(pool: PromoPoolRow, body: unknown, at: string) {
  * one code per customer per pool; an empty pool counts an exhausted request; a disabled pool
  * issues nothing.
  */
-export function issue(pool: PromoPoolRow, customerId: string, at: string): { code: string | null; outcome: 'issued' | 'already_had' | 'exhausted' | 'disabled' } {
+export function issue(
+	pool: PromoPoolRow,
+	customerId: string,
+	at: string,
+): { code: string | null; outcome: 'issued' | 'already_had' | 'exhausted' | 'disabled' } {
 	if (!pool.is_enabled) return { code: null, outcome: 'disabled' };
 	const had = pool.rows.find((r) => r.customer_id === customerId && !r.revoked_at);
 	if (had) return { code: had.code, outcome: 'already_had' };

@@ -138,7 +138,9 @@ function compileRoute(route: Route) {
 }
 
 function hashBody(body: unknown): string {
-	return createHash('sha256').update(JSON.stringify(body ?? null)).digest('hex');
+	return createHash('sha256')
+		.update(JSON.stringify(body ?? null))
+		.digest('hex');
 }
 
 /**
@@ -169,11 +171,20 @@ export class Sandbox {
 
 	private sockets = new Set<Socket>();
 
-	private readonly routes = [...agentRoutes, ...pipelineRoutes, ...customerRoutes, ...dealRoutes, ...messageRoutes, ...templateRoutes, ...promoRoutes].map(compileRoute);
+	private readonly routes = [
+		...agentRoutes,
+		...pipelineRoutes,
+		...customerRoutes,
+		...dealRoutes,
+		...messageRoutes,
+		...templateRoutes,
+		...promoRoutes,
+	].map(compileRoute);
 
 	private server = createServer((req, res) => {
 		this.handle(req, res).catch((error: unknown) => {
-			if (!res.headersSent) sendJson(res, 500, { error: { code: 'internal', message: String(error), details: {} } });
+			if (!res.headersSent)
+				sendJson(res, 500, { error: { code: 'internal', message: String(error), details: {} } });
 		});
 	});
 
@@ -210,7 +221,13 @@ export class Sandbox {
 
 	/** Back to a fresh company: data, keys, rate limit, windows, idempotency, faults and log. */
 	reset(seed: 'demo' | 'empty' = 'demo'): void {
-		this.rateLimit = { enabled: true, limit: 120, windowMs: 60_000, resetFormat: 'seconds', ...this.options.rateLimit };
+		this.rateLimit = {
+			enabled: true,
+			limit: 120,
+			windowMs: 60_000,
+			resetFormat: 'seconds',
+			...this.options.rateLimit,
+		};
 		Object.assign(this.store, new Store());
 		this.keys.clear();
 		this.windows.clear();
@@ -227,10 +244,37 @@ export class Sandbox {
 	/** Two demo pools with queued codes (`npm run dev` hands some out so that counters show). */
 	private seedDemoPools(): void {
 		const at = new Date(this.now()).toISOString();
-		const welcome = createPool(this.store, { id: DEMO.welcomePool, agent_id: DEMO.supportBot, title: 'Welcome discount', description: '10% off the first order', code_word_titles: ['WELCOME'], low_threshold_pct: 20, low_threshold_min: 5 }, at);
-		const vip = createPool(this.store, { id: DEMO.vipPool, agent_id: DEMO.salesChat, title: 'VIP gifts', code_word_titles: ['VIP'], low_threshold_pct: 10, low_threshold_min: 3 }, at);
-		upload(welcome, { codes: Array.from({ length: 50 }, (_, i) => `WELCOME-${String(i + 1).padStart(3, '0')}`) });
-		upload(vip, { codes: Array.from({ length: 10 }, (_, i) => `VIP-${String(i + 1).padStart(2, '0')}`) });
+		const welcome = createPool(
+			this.store,
+			{
+				id: DEMO.welcomePool,
+				agent_id: DEMO.supportBot,
+				title: 'Welcome discount',
+				description: '10% off the first order',
+				code_word_titles: ['WELCOME'],
+				low_threshold_pct: 20,
+				low_threshold_min: 5,
+			},
+			at,
+		);
+		const vip = createPool(
+			this.store,
+			{
+				id: DEMO.vipPool,
+				agent_id: DEMO.salesChat,
+				title: 'VIP gifts',
+				code_word_titles: ['VIP'],
+				low_threshold_pct: 10,
+				low_threshold_min: 3,
+			},
+			at,
+		);
+		upload(welcome, {
+			codes: Array.from({ length: 50 }, (_, i) => `WELCOME-${String(i + 1).padStart(3, '0')}`),
+		});
+		upload(vip, {
+			codes: Array.from({ length: 10 }, (_, i) => `VIP-${String(i + 1).padStart(2, '0')}`),
+		});
 	}
 
 	addKey(key: string, scopes: string[] = ALL_SCOPES): string {
@@ -290,7 +334,11 @@ export class Sandbox {
 		this.log.push({ seq: ++this.seq, at: this.now(), ...entry });
 	}
 
-	private rateHeaders(keyId: string): { headers: Record<string, string>; exceeded: boolean; retryAfterMs: number } {
+	private rateHeaders(keyId: string): {
+		headers: Record<string, string>;
+		exceeded: boolean;
+		retryAfterMs: number;
+	} {
 		const cfg = this.rateLimit;
 		if (!cfg.enabled) return { headers: {}, exceeded: false, retryAfterMs: 0 };
 		const now = this.now();
@@ -304,7 +352,9 @@ export class Sandbox {
 		if (!exceeded) window.count++;
 		const untilReset = Math.max(0, resetAt - now);
 		const reset =
-			cfg.resetFormat === 'epoch' ? String(Math.ceil(resetAt / 1000)) : (untilReset / 1000).toFixed(3);
+			cfg.resetFormat === 'epoch'
+				? String(Math.ceil(resetAt / 1000))
+				: (untilReset / 1000).toFixed(3);
 		return {
 			headers: {
 				'X-RateLimit-Limit': String(cfg.limit),
@@ -351,13 +401,21 @@ export class Sandbox {
 			}
 		}
 
-		const { status, body, headers } = this.process(req, method, path, url.searchParams, rawBody, entry);
+		const { status, body, headers } = this.process(
+			req,
+			method,
+			path,
+			url.searchParams,
+			rawBody,
+			entry,
+		);
 		entry.status = status;
 		this.record(entry);
 
 		if (fault && fault.when === 'after') {
 			entry.fault = fault.kind;
-			if (fault.kind === 'delay') await new Promise((resolve) => setTimeout(resolve, fault.delayMs ?? 1000));
+			if (fault.kind === 'delay')
+				await new Promise((resolve) => setTimeout(resolve, fault.delayMs ?? 1000));
 			else {
 				applyFault(req, res, fault);
 				return;
@@ -384,11 +442,23 @@ export class Sandbox {
 		const auth = req.headers.authorization;
 		const match = typeof auth === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(auth) : null;
 		if (!match) {
-			return fail(new ApiError(401, 'unauthorized', auth ? 'The Authorization header is not "Bearer <API_KEY>"' : 'No API key was sent'));
+			return fail(
+				new ApiError(
+					401,
+					'unauthorized',
+					auth ? 'The Authorization header is not "Bearer <API_KEY>"' : 'No API key was sent',
+				),
+			);
 		}
 		const key = this.keys.get(match[1]);
 		if (!key || key.revoked) {
-			return fail(new ApiError(401, 'unauthorized', key ? 'This API key has been revoked' : 'Unknown API key'));
+			return fail(
+				new ApiError(
+					401,
+					'unauthorized',
+					key ? 'This API key has been revoked' : 'Unknown API key',
+				),
+			);
 		}
 		entry.keyId = key.id;
 
@@ -397,9 +467,14 @@ export class Sandbox {
 		if (rate.exceeded) {
 			const seconds = Math.max(1, Math.ceil(rate.retryAfterMs / 1000));
 			return fail(
-				new ApiError(429, 'rate_limited', `Rate limit of ${this.rateLimit.limit} requests per ${this.rateLimit.windowMs / 1000} s exceeded`, {
-					retry_after_seconds: seconds,
-				}),
+				new ApiError(
+					429,
+					'rate_limited',
+					`Rate limit of ${this.rateLimit.limit} requests per ${this.rateLimit.windowMs / 1000} s exceeded`,
+					{
+						retry_after_seconds: seconds,
+					},
+				),
 				{ ...rate.headers, 'Retry-After': String(seconds) },
 			);
 		}
@@ -415,7 +490,8 @@ export class Sandbox {
 			found = { route, params };
 			break;
 		}
-		if (!found) return fail(new ApiError(404, 'not_found', `No endpoint ${method} ${path}`), rate.headers);
+		if (!found)
+			return fail(new ApiError(404, 'not_found', `No endpoint ${method} ${path}`), rate.headers);
 		const { route, params } = found;
 		entry.route = `${route.method} ${route.path}`;
 
@@ -425,9 +501,20 @@ export class Sandbox {
 		let body: unknown = undefined;
 		if (method !== 'GET') {
 			const type = String(req.headers['content-type'] ?? '');
-			if (!rawBody.trim()) return fail(validation('The request has no body: send a JSON object ({} when every field is optional)'), rate.headers);
+			if (!rawBody.trim())
+				return fail(
+					validation(
+						'The request has no body: send a JSON object ({} when every field is optional)',
+					),
+					rate.headers,
+				);
 			if (!/^application\/json\b/i.test(type)) {
-				return fail(validation(`The request body must be Content-Type: application/json (got "${type || 'none'}")`), rate.headers);
+				return fail(
+					validation(
+						`The request body must be Content-Type: application/json (got "${type || 'none'}")`,
+					),
+					rate.headers,
+				);
 			}
 		}
 		if (rawBody.trim()) {
@@ -441,7 +528,10 @@ export class Sandbox {
 		// 5. Scope.
 		let needed: string[];
 		try {
-			needed = typeof route.scope === 'function' ? [route.scope(body)] : ([] as string[]).concat(route.scope);
+			needed =
+				typeof route.scope === 'function'
+					? [route.scope(body)]
+					: ([] as string[]).concat(route.scope);
 		} catch (error) {
 			if (error instanceof ApiError) return fail(error, rate.headers);
 			throw error;
@@ -463,7 +553,9 @@ export class Sandbox {
 		}
 
 		// 7. Idempotency: a repeat with the same key returns the stored answer and does nothing.
-		const idemKey = route.idempotent ? (req.headers['idempotency-key'] as string | undefined) : undefined;
+		const idemKey = route.idempotent
+			? (req.headers['idempotency-key'] as string | undefined)
+			: undefined;
 		const storeKey = idemKey ? `${key.id} ${method} ${path} ${idemKey}` : '';
 		const bodyHash = hashBody(body);
 		if (idemKey) {
@@ -471,26 +563,53 @@ export class Sandbox {
 			if (stored && this.now() - stored.at < IDEMPOTENCY_TTL_MS) {
 				if (stored.bodyHash !== bodyHash) {
 					return fail(
-						new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was used with a different body', {
-							field: 'Idempotency-Key',
-						}),
+						new ApiError(
+							422,
+							'idempotency_key_reused',
+							'This Idempotency-Key was used with a different body',
+							{
+								field: 'Idempotency-Key',
+							},
+						),
 						rate.headers,
 					);
 				}
 				entry.replayed = true;
-				return { status: stored.status, body: stored.body, headers: { ...rate.headers, 'Idempotent-Replayed': 'true' } };
+				return {
+					status: stored.status,
+					body: stored.body,
+					headers: { ...rate.headers, 'Idempotent-Replayed': 'true' },
+				};
 			}
 		}
 
 		// 8. The operation.
 		try {
-			const result = route.handler({ store: this.store, params, query, body, keyId: key.id, sandbox: this });
-			if (idemKey) this.idempotency.set(storeKey, { status: result.status, body: result.body, bodyHash, at: this.now() });
+			const result = route.handler({
+				store: this.store,
+				params,
+				query,
+				body,
+				keyId: key.id,
+				sandbox: this,
+			});
+			if (idemKey)
+				this.idempotency.set(storeKey, {
+					status: result.status,
+					body: result.body,
+					bodyHash,
+					at: this.now(),
+				});
 			return { status: result.status, body: result.body, headers: rate.headers };
 		} catch (error) {
 			if (!(error instanceof ApiError)) throw error;
 			if (idemKey && route.storeError?.(error)) {
-				this.idempotency.set(storeKey, { status: error.status, body: error.toBody(), bodyHash, at: this.now() });
+				this.idempotency.set(storeKey, {
+					status: error.status,
+					body: error.toBody(),
+					bodyHash,
+					at: this.now(),
+				});
 			}
 			return fail(error, rate.headers);
 		}

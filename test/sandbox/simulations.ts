@@ -23,9 +23,19 @@ export function inbound(sandbox: Sandbox, customerId: string, messengerType: str
 			cancelled++;
 		}
 	}
-	const agent = [...sandbox.store.agents.values()].find((a) => a.messengers.includes(messengerType));
-	const dialog = [...sandbox.store.conversations.values()].find((c) => c.customer_id === customerId && c.status === 'active' && c.agent_id === agent?.id);
-	dialog?.timeline.push({ id: `in-${sandbox.requestCount}`, kind: 'inbound', text, at, messenger_type: messengerType });
+	const agent = [...sandbox.store.agents.values()].find((a) =>
+		a.messengers.includes(messengerType),
+	);
+	const dialog = [...sandbox.store.conversations.values()].find(
+		(c) => c.customer_id === customerId && c.status === 'active' && c.agent_id === agent?.id,
+	);
+	dialog?.timeline.push({
+		id: `in-${sandbox.requestCount}`,
+		kind: 'inbound',
+		text,
+		at,
+		messenger_type: messengerType,
+	});
 	return { last_inbound_at: at, follow_ups_cancelled: cancelled };
 }
 
@@ -33,13 +43,20 @@ export function inbound(sandbox: Sandbox, customerId: string, messengerType: str
  * Simulates customers asking the agent for a code: each gets the next queued code (a new demo
  * customer per request unless ids are given); an empty pool counts exhausted requests.
  */
-export function issueCodes(sandbox: Sandbox, poolId: string, count: number, customerIds?: string[]) {
+export function issueCodes(
+	sandbox: Sandbox,
+	poolId: string,
+	count: number,
+	customerIds?: string[],
+) {
 	const pool = sandbox.store.promoPools.get(poolId);
 	if (!pool) return undefined;
 	const at = new Date(sandbox.now()).toISOString();
 	const outcomes: Array<{ customer_id: string; code: string | null; outcome: string }> = [];
 	for (let i = 0; i < count; i++) {
-		const customerId = customerIds?.[i] ?? demoCustomer(sandbox, `Promo requester ${sandbox.store.customers.size + 1}`);
+		const customerId =
+			customerIds?.[i] ??
+			demoCustomer(sandbox, `Promo requester ${sandbox.store.customers.size + 1}`);
 		outcomes.push({ customer_id: customerId, ...issue(pool, customerId, at) });
 	}
 	return { outcomes, pool: poolOut(pool) };
@@ -60,7 +77,17 @@ export function demoCustomer(sandbox: Sandbox, name: string): string {
 		source: 'sandbox',
 		language: null,
 		tags: [],
-		messengers: [{ type: 'telegram', id: `9${String(n).padStart(8, '0')}`, username: null, last_inbound_at: null, started: true, blocked: false, has_photo: true }],
+		messengers: [
+			{
+				type: 'telegram',
+				id: `9${String(n).padStart(8, '0')}`,
+				username: null,
+				last_inbound_at: null,
+				started: true,
+				blocked: false,
+				has_photo: true,
+			},
+		],
 		variables: new Map(),
 		notes: 0,
 		merged_into: null,
@@ -75,12 +102,17 @@ export function stats(sandbox: Sandbox) {
 	const byStatus: Record<string, number> = {};
 	for (const r of sandbox.requests()) byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
 	const sentPerCustomer: Record<string, number> = {};
-	for (const m of sandbox.store.messages.values()) if (m.status === 'sent') sentPerCustomer[m.customer_id] = (sentPerCustomer[m.customer_id] ?? 0) + 1;
+	for (const m of sandbox.store.messages.values())
+		if (m.status === 'sent')
+			sentPerCustomer[m.customer_id] = (sentPerCustomer[m.customer_id] ?? 0) + 1;
 	return {
 		customers: sandbox.store.customers.size,
-		distinctPhones: new Set([...sandbox.store.customers.values()].map((c) => c.phone).filter(Boolean)).size,
+		distinctPhones: new Set(
+			[...sandbox.store.customers.values()].map((c) => c.phone).filter(Boolean),
+		).size,
 		messagesSent: [...sandbox.store.messages.values()].filter((m) => m.status === 'sent').length,
-		messagesFailed: [...sandbox.store.messages.values()].filter((m) => m.status === 'failed').length,
+		messagesFailed: [...sandbox.store.messages.values()].filter((m) => m.status === 'failed')
+			.length,
 		customersWithMoreThanOneMessage: Object.values(sentPerCustomer).filter((n) => n > 1).length,
 		customersMessaged: Object.keys(sentPerCustomer).length,
 		requests: sandbox.requests().length,
@@ -92,7 +124,13 @@ export function stats(sandbox: Sandbox) {
 /** The company's data as plain JSON. */
 export function snapshot(sandbox: Sandbox): SandboxSnapshot {
 	const plain = (value: unknown): unknown =>
-		value instanceof Map ? Object.fromEntries([...value].map(([k, v]) => [k, plain(v)])) : Array.isArray(value) ? value.map(plain) : value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)])) : value;
+		value instanceof Map
+			? Object.fromEntries([...value].map(([k, v]) => [k, plain(v)]))
+			: Array.isArray(value)
+				? value.map(plain)
+				: value && typeof value === 'object'
+					? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]))
+					: value;
 	const s = sandbox.store;
 	return plain({
 		agents: [...s.agents.values()],

@@ -155,7 +155,12 @@ export interface MessageRow {
 	messenger_type: string;
 	/** What the caller sent. */
 	text: string | null;
-	template: { name: string; lang: string; variables: unknown[]; button_param: string | null } | null;
+	template: {
+		name: string;
+		lang: string;
+		variables: unknown[];
+		button_param: string | null;
+	} | null;
 	/** What the messenger received after the per-group rendering. */
 	rendered: string | null;
 	status: 'sent' | 'failed';
@@ -207,7 +212,8 @@ export class Store {
 	codesOf(customerId: string): PromoCodeRow[] {
 		const out: PromoCodeRow[] = [];
 		for (const pool of this.promoPools.values()) {
-			for (const row of pool.rows) if (row.customer_id === customerId && !row.revoked_at) out.push(row);
+			for (const row of pool.rows)
+				if (row.customer_id === customerId && !row.revoked_at) out.push(row);
 		}
 		return out;
 	}
@@ -234,7 +240,9 @@ export class Store {
 	}
 
 	activeDeals(customerId: string): DealRow[] {
-		return [...this.deals.values()].filter((d) => d.customer_id === customerId && d.status === 'active');
+		return [...this.deals.values()].filter(
+			(d) => d.customer_id === customerId && d.status === 'active',
+		);
 	}
 
 	/** The customer's current deal: the active one moved or created last. */
@@ -251,7 +259,12 @@ export class Store {
 	}
 }
 
-function pipeline(name: string, agentId: string, isDefault: boolean, stages: Array<[string, string]>): PipelineRow {
+function pipeline(
+	name: string,
+	agentId: string,
+	isDefault: boolean,
+	stages: Array<[string, string]>,
+): PipelineRow {
 	const id = stableId(`pipeline:${name}`);
 	return {
 		id,
@@ -292,7 +305,13 @@ export function seedDemo(store: Store): void {
 		is_active: true,
 		messengers: ['whatsapp', 'whatsapp_personal', 'instagram', 'facebook'],
 	});
-	const template = (name: string, status: TemplateRow['status'], variables: string[], category = 'UTILITY', hasButtons = false): TemplateRow => ({
+	const template = (
+		name: string,
+		status: TemplateRow['status'],
+		variables: string[],
+		category = 'UTILITY',
+		hasButtons = false,
+	): TemplateRow => ({
 		agent_id: DEMO.salesChat,
 		id: stableId(`template:${name}`),
 		name,

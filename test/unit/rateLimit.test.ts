@@ -27,7 +27,10 @@ describe('parseReset', () => {
 describe('parseRateLimitHeaders and parseRetryAfter', () => {
 	it('reads the three headers in any case, arrays included', () => {
 		expect(
-			parseRateLimitHeaders({ 'x-ratelimit-limit': '120', 'X-RateLimit-Remaining': ['7'], 'x-ratelimit-reset': '2' }, NOW),
+			parseRateLimitHeaders(
+				{ 'x-ratelimit-limit': '120', 'X-RateLimit-Remaining': ['7'], 'x-ratelimit-reset': '2' },
+				NOW,
+			),
 		).toEqual({ limit: 120, remaining: 7, resetAt: NOW + 2000 });
 	});
 	it('reads Retry-After as seconds or as an HTTP date', () => {

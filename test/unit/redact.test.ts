@@ -16,7 +16,9 @@ const leaks = (text: string, key = KEY) => keyForms(key).some((form) => text.inc
 describe('redaction of the API key', () => {
 	it('knows the forms a key takes in echoed text', () => {
 		const forms = secretVariants(KEY);
-		expect(forms).toEqual(expect.arrayContaining([KEY, JSON.stringify(KEY).slice(1, -1), encodeURIComponent(KEY)]));
+		expect(forms).toEqual(
+			expect.arrayContaining([KEY, JSON.stringify(KEY).slice(1, -1), encodeURIComponent(KEY)]),
+		);
 		// A key too short to search for safely is not searched for.
 		expect(secretVariants('abc')).toEqual([]);
 	});
@@ -31,7 +33,9 @@ describe('redaction of the API key', () => {
 		['cut at the end', `... upstream said: Bearer ${KEY.slice(0, 14)}`],
 		['cut at the start', `${KEY.slice(-12)} (truncated header dump)`],
 	])('removes the key %s, with a visible marker', (_name, text) => {
-		expect(leaks(text) || text.includes(KEY.slice(0, 12)) || text.includes(KEY.slice(-12))).toBe(true);
+		expect(leaks(text) || text.includes(KEY.slice(0, 12)) || text.includes(KEY.slice(-12))).toBe(
+			true,
+		);
 		const clean = redactor(KEY).text(text, { headers: true });
 		expect(leaks(clean)).toBe(false);
 		expect(clean).not.toContain(KEY.slice(0, 12));
@@ -55,7 +59,9 @@ describe('redaction of the API key', () => {
 			expect(clean).toContain(REDACTED);
 		}
 		// Data of a successful answer is left alone: only the key itself is removed there.
-		expect(redactor(KEY).text('Authorization: pending review')).toBe('Authorization: pending review');
+		expect(redactor(KEY).text('Authorization: pending review')).toBe(
+			'Authorization: pending review',
+		);
 	});
 
 	it('walks objects, arrays and keys of a JSON value and leaves other values as they are', () => {
@@ -68,17 +74,23 @@ describe('redaction of the API key', () => {
 	it('holds for any key in any surrounding text (property)', () => {
 		const keyArb = fc.string({ minLength: 8, maxLength: 48 }).filter((k) => k.trim().length >= 8);
 		fc.assert(
-			fc.property(keyArb, fc.string({ maxLength: 40 }), fc.string({ maxLength: 40 }), fc.constantFrom<(k: string) => string>(
-				(k) => k,
-				(k) => `Bearer ${k}`,
-				(k) => JSON.stringify(k).slice(1, -1),
-				(k) => JSON.stringify(JSON.stringify(k)),
-				(k) => encodeURIComponent(k),
-			), (key, before, after, form) => {
-				const text = `${before}${form(key)}${after}`;
-				const clean = redactor(key).text(text, { headers: true });
-				return !keyForms(key).some((f) => clean.includes(f));
-			}),
+			fc.property(
+				keyArb,
+				fc.string({ maxLength: 40 }),
+				fc.string({ maxLength: 40 }),
+				fc.constantFrom<(k: string) => string>(
+					(k) => k,
+					(k) => `Bearer ${k}`,
+					(k) => JSON.stringify(k).slice(1, -1),
+					(k) => JSON.stringify(JSON.stringify(k)),
+					(k) => encodeURIComponent(k),
+				),
+				(key, before, after, form) => {
+					const text = `${before}${form(key)}${after}`;
+					const clean = redactor(key).text(text, { headers: true });
+					return !keyForms(key).some((f) => clean.includes(f));
+				},
+			),
 			{ numRuns: 500, seed: 20261123 },
 		);
 	});
@@ -100,7 +112,11 @@ describe('redaction of the API key', () => {
 			error: {
 				code: 'internal_error',
 				message: `Upstream failed. Request headers: {"authorization": "Bearer ${KEY}"}`,
-				details: { headers: { Authorization: `Bearer ${KEY}` }, raw: KEY, provider_error: `token ${encodeURIComponent(KEY)} rejected` },
+				details: {
+					headers: { Authorization: `Bearer ${KEY}` },
+					raw: KEY,
+					provider_error: `token ${encodeURIComponent(KEY)} rejected`,
+				},
 			},
 		};
 		const failure = failureFromResponse(500, body, redactor(KEY));

@@ -32,8 +32,12 @@ describe('the API key never appears', () => {
 	it('the check used on every node run fails when the key is planted once, in any form', () => {
 		const key = 'mcrm_test_planted/secret+123456';
 		expect(() => assertNoSecret(key, { json: { ok: true } }, new Error('clean'))).not.toThrow();
-		expect(() => assertNoSecret(key, { json: { nested: [{ header: `Bearer ${key}` }] } })).toThrow(/leaked/);
-		expect(() => assertNoSecret(key, { json: { url: `?token=${encodeURIComponent(key)}` } })).toThrow(/leaked/);
+		expect(() => assertNoSecret(key, { json: { nested: [{ header: `Bearer ${key}` }] } })).toThrow(
+			/leaked/,
+		);
+		expect(() =>
+			assertNoSecret(key, { json: { url: `?token=${encodeURIComponent(key)}` } }),
+		).toThrow(/leaked/);
 		expect(() => assertNoSecret(`${key}"`, JSON.stringify({ k: `${key}"` }))).toThrow(/leaked/); // JSON-escaped
 		const error = new Error('boom');
 		error.stack = `Error: boom\n    at request (Authorization: Bearer ${key})`;
@@ -42,12 +46,19 @@ describe('the API key never appears', () => {
 		expect(() => assertNoSecret(key, described)).toThrow(/leaked/);
 		const caused = Object.assign(new Error('outer'), { cause: new Error(`inner ${key}`) });
 		expect(() => assertNoSecret(key, caused)).toThrow(/leaked/);
-		const withContext = Object.assign(new Error('ctx'), { context: { apiError: { message: key } } });
+		const withContext = Object.assign(new Error('ctx'), {
+			context: { apiError: { message: key } },
+		});
 		expect(() => assertNoSecret(key, withContext)).toThrow(/leaked/);
 	});
 
 	it('is in no committed artefact: benchmark results, workflows, docs; every root has files to scan', () => {
-		const roots = ['test/bench/results', 'test/e2e/workflows', 'README.md', 'test/sandbox/README.md'].map((p) => path.join(PACKAGE_ROOT, p));
+		const roots = [
+			'test/bench/results',
+			'test/e2e/workflows',
+			'README.md',
+			'test/sandbox/README.md',
+		].map((p) => path.join(PACKAGE_ROOT, p));
 		const { counts, leaking } = scan(roots);
 		expect(leaking).toEqual([]);
 		expect(Object.keys(counts)).toHaveLength(roots.length);
@@ -59,7 +70,10 @@ describe('the API key never appears', () => {
 		const empty = mkdtempSync(path.join(tmpdir(), 'secrets-empty-'));
 		expect(() => scan([empty])).toThrow(/Nothing to scan/);
 		const dir = mkdtempSync(path.join(tmpdir(), 'secrets-planted-'));
-		writeFileSync(path.join(dir, 'results.json'), JSON.stringify({ key: 'mcrm_test_AbCdEf123456' }));
+		writeFileSync(
+			path.join(dir, 'results.json'),
+			JSON.stringify({ key: 'mcrm_test_AbCdEf123456' }),
+		);
 		expect(scan([dir]).leaking).toHaveLength(1);
 	});
 });

@@ -33,4 +33,3 @@ export function asNodeError(
 	const message = error instanceof Error ? error.message : String(error);
 	return new NodeOperationError(ctx.getNode(), `Item ${itemIndex + 1}: ${message}`, { itemIndex });
 }
-

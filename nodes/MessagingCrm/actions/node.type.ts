@@ -20,7 +20,12 @@ export interface Grouping<Part = unknown> {
 	applies(this: IExecuteFunctions): boolean;
 	prepare(this: IExecuteFunctions, itemIndex: number): Promise<{ key: string; part: Part }>;
 	/** `itemIndexes` are the group's items in input order; errors name the first. */
-	run(this: IExecuteFunctions, key: string, parts: Part[], itemIndexes: number[]): Promise<IDataObject[]>;
+	run(
+		this: IExecuteFunctions,
+		key: string,
+		parts: Part[],
+		itemIndexes: number[],
+	): Promise<IDataObject[]>;
 }
 
 /** One operation module: its dropdown entry, its fields, and what it does for one input item. */

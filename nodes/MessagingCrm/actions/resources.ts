@@ -25,8 +25,18 @@ export const resources = {
 	pipeline: { name: 'Pipeline', defaultOperation: 'getMany', operations: pipeline },
 	promoCode: { name: 'Promo Code', defaultOperation: 'upload', operations: promoCode },
 	promoPool: { name: 'Promo Pool', defaultOperation: 'getMany', operations: promoPool },
-	template: { name: 'Template', description: 'Business-chat templates', defaultOperation: 'getMany', operations: template },
-	variable: { name: 'Variable', description: 'Variables of a customer or a deal', defaultOperation: 'set', operations: variable },
+	template: {
+		name: 'Template',
+		description: 'Business-chat templates',
+		defaultOperation: 'getMany',
+		operations: template,
+	},
+	variable: {
+		name: 'Variable',
+		description: 'Variables of a customer or a deal',
+		defaultOperation: 'set',
+		operations: variable,
+	},
 } satisfies Record<string, ResourceDefinition>;
 
 export type Resource = keyof typeof resources;
@@ -37,12 +47,16 @@ const byName = (a: INodePropertyOptions, b: INodePropertyOptions) => a.name.loca
 /** The operation of a resource, or undefined for a name the registry does not hold. */
 export function operationOf(resource: string, operation: string): Operation | undefined {
 	const definition = (resources as Record<string, ResourceDefinition | undefined>)[resource];
-	return definition && Object.prototype.hasOwnProperty.call(definition.operations, operation) ? definition.operations[operation] : undefined;
+	return definition && Object.prototype.hasOwnProperty.call(definition.operations, operation)
+		? definition.operations[operation]
+		: undefined;
 }
 
 /** Every `resource.operation` pair, in registry order. */
 export function operationKeys(): string[] {
-	return Object.entries(resources as Record<string, ResourceDefinition>).flatMap(([resource, { operations }]) => Object.keys(operations).map((op) => `${resource}.${op}`));
+	return Object.entries(resources as Record<string, ResourceDefinition>).flatMap(
+		([resource, { operations }]) => Object.keys(operations).map((op) => `${resource}.${op}`),
+	);
 }
 
 function operationSelector(resource: string, definition: ResourceDefinition): INodeProperties {
@@ -69,12 +83,18 @@ export const properties: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		options: Object.entries(resources as Record<string, ResourceDefinition>)
-			.map(([value, { name, description }]) => ({ name, value, ...(description ? { description } : {}) }))
+			.map(([value, { name, description }]) => ({
+				name,
+				value,
+				...(description ? { description } : {}),
+			}))
 			.sort(byName),
 		default: 'customer',
 	},
-	...Object.entries(resources as Record<string, ResourceDefinition>).flatMap(([resource, definition]) => [
-		operationSelector(resource, definition),
-		...Object.values(definition.operations).flatMap((operation) => operation.description),
-	]),
+	...Object.entries(resources as Record<string, ResourceDefinition>).flatMap(
+		([resource, definition]) => [
+			operationSelector(resource, definition),
+			...Object.values(definition.operations).flatMap((operation) => operation.description),
+		],
+	),
 ];

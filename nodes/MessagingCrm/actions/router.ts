@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, IPairedItemData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	IPairedItemData,
+} from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { asNodeError, errorItem } from './errors';
@@ -10,7 +15,11 @@ function operationFor(ctx: IExecuteFunctions): Operation {
 	const operation = ctx.getNodeParameter('operation', 0) as string;
 	const handler = operationOf(resource, operation);
 	if (!handler) {
-		throw new NodeOperationError(ctx.getNode(), `The operation "${operation}" of resource "${resource}" is not supported`, { itemIndex: 0 });
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`The operation "${operation}" of resource "${resource}" is not supported`,
+			{ itemIndex: 0 },
+		);
 	}
 	return handler;
 }
@@ -35,19 +44,32 @@ async function attempt(
 }
 
 /** Items one by one, or several at once for reads (order and pairing kept whatever the answers' order). */
-async function runItems(ctx: IExecuteFunctions, operation: Operation, count: number): Promise<INodeExecutionData[]> {
+async function runItems(
+	ctx: IExecuteFunctions,
+	operation: Operation,
+	count: number,
+): Promise<INodeExecutionData[]> {
 	const output: INodeExecutionData[] = [];
 	const width = Math.max(1, operation.concurrency ?? 1);
 	for (let start = 0; start < count; start += width) {
 		const indexes = Array.from({ length: Math.min(width, count - start) }, (_, i) => start + i);
-		const results = await Promise.all(indexes.map(async (i) => await attempt(ctx, i, { item: i }, async () => await operation.execute.call(ctx, i))));
+		const results = await Promise.all(
+			indexes.map(
+				async (i) =>
+					await attempt(ctx, i, { item: i }, async () => await operation.execute.call(ctx, i)),
+			),
+		);
 		for (const result of results) output.push(...result);
 	}
 	return output;
 }
 
 /** A declared grouping: each item is read into its group (a bad item fails alone), then each group runs once. */
-async function runGroups(ctx: IExecuteFunctions, grouping: Grouping<unknown>, count: number): Promise<INodeExecutionData[]> {
+async function runGroups(
+	ctx: IExecuteFunctions,
+	grouping: Grouping<unknown>,
+	count: number,
+): Promise<INodeExecutionData[]> {
 	const output: INodeExecutionData[] = [];
 	const groups = new Map<string, { parts: unknown[]; items: number[] }>();
 	for (let i = 0; i < count; i++) {
@@ -63,7 +85,14 @@ async function runGroups(ctx: IExecuteFunctions, grouping: Grouping<unknown>, co
 		);
 	}
 	for (const [key, { parts, items }] of groups) {
-		output.push(...(await attempt(ctx, items[0], items.map((item) => ({ item })), async () => await grouping.run.call(ctx, key, parts, items))));
+		output.push(
+			...(await attempt(
+				ctx,
+				items[0],
+				items.map((item) => ({ item })),
+				async () => await grouping.run.call(ctx, key, parts, items),
+			)),
+		);
 	}
 	return output;
 }

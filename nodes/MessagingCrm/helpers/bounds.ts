@@ -25,7 +25,13 @@ export function optionalText(
 ): string | undefined {
 	if (value === undefined || value === null) return undefined;
 	if (typeof value !== 'string' && typeof value !== 'number') {
-		throw invalidInput(ctx.getNode(), itemIndex, field, `must be text, got ${typeof value}`, `Map a text value into "${field}".`);
+		throw invalidInput(
+			ctx.getNode(),
+			itemIndex,
+			field,
+			`must be text, got ${typeof value}`,
+			`Map a text value into "${field}".`,
+		);
 	}
 	const text = String(value).trim();
 	if (text === '') return undefined;
@@ -41,18 +47,43 @@ export function optionalText(
 	return text;
 }
 
-export function optionalEmail(ctx: NodeContext, itemIndex: number, field: string, value: unknown): string | undefined {
+export function optionalEmail(
+	ctx: NodeContext,
+	itemIndex: number,
+	field: string,
+	value: unknown,
+): string | undefined {
 	const email = optionalText(ctx, itemIndex, field, value);
 	if (email !== undefined && !EMAIL.test(email)) {
-		throw invalidInput(ctx.getNode(), itemIndex, field, `is not an email address: ${JSON.stringify(email.slice(0, 80))}`, 'Use the form name@example.com.');
+		throw invalidInput(
+			ctx.getNode(),
+			itemIndex,
+			field,
+			`is not an email address: ${JSON.stringify(email.slice(0, 80))}`,
+			'Use the form name@example.com.',
+		);
 	}
 	return email;
 }
 
-export function optionalPhone(ctx: NodeContext, itemIndex: number, field: string, value: unknown): string | undefined {
+export function optionalPhone(
+	ctx: NodeContext,
+	itemIndex: number,
+	field: string,
+	value: unknown,
+): string | undefined {
 	const phone = optionalText(ctx, itemIndex, field, value, LIMITS.phone);
-	if (phone !== undefined && (phone.replace(/\D/g, '').length < 7 || !/^[+\d\s\-().]+$/.test(phone))) {
-		throw invalidInput(ctx.getNode(), itemIndex, field, `is not a phone number: ${JSON.stringify(phone)}`, 'Use international form, for example +15551234567.');
+	if (
+		phone !== undefined &&
+		(phone.replace(/\D/g, '').length < 7 || !/^[+\d\s\-().]+$/.test(phone))
+	) {
+		throw invalidInput(
+			ctx.getNode(),
+			itemIndex,
+			field,
+			`is not a phone number: ${JSON.stringify(phone)}`,
+			'Use international form, for example +15551234567.',
+		);
 	}
 	return phone;
 }

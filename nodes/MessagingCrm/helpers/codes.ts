@@ -34,7 +34,10 @@ function detectDelimiter(headerLine: string): string {
 /** Parses CSV (quoted fields, doubled quotes, CRLF) into rows of fields. */
 export function parseCsv(text: string, delimiter?: string): string[][] {
 	const input = text.replace(/^\uFEFF/, '');
-	const firstLine = input.slice(0, input.search(/\r?\n/) === -1 ? input.length : input.search(/\r?\n/));
+	const firstLine = input.slice(
+		0,
+		input.search(/\r?\n/) === -1 ? input.length : input.search(/\r?\n/),
+	);
 	const d = delimiter || detectDelimiter(firstLine);
 	const rows: string[][] = [];
 	let row: string[] = [];
@@ -73,7 +76,11 @@ export function parseCsv(text: string, delimiter?: string): string[][] {
 export type CsvColumn = { header: true; column: string } | { header: false; index: number };
 
 /** The codes of one CSV column, by header name (case-insensitive) or 1-based position. */
-export function codesFromCsv(text: string, column: CsvColumn, delimiter?: string): { codes: string[] } | { missing: string[] } {
+export function codesFromCsv(
+	text: string,
+	column: CsvColumn,
+	delimiter?: string,
+): { codes: string[] } | { missing: string[] } {
 	const rows = parseCsv(text, delimiter);
 	if (rows.length === 0) return { codes: [] };
 	let index: number;
@@ -86,7 +93,8 @@ export function codesFromCsv(text: string, column: CsvColumn, delimiter?: string
 	} else {
 		index = column.index - 1;
 		const width = Math.max(...rows.map((r) => r.length));
-		if (index < 0 || index >= width) return { missing: Array.from({ length: width }, (_, i) => String(i + 1)) };
+		if (index < 0 || index >= width)
+			return { missing: Array.from({ length: width }, (_, i) => String(i + 1)) };
 	}
 	return { codes: body.map((r) => (r[index] ?? '').trim()).filter((c) => c !== '') };
 }

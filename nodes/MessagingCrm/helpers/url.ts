@@ -47,7 +47,9 @@ export function isDotSegment(value: string): boolean {
  */
 export function pathSegment(value: string): string {
 	if (value === '' || isDotSegment(value)) {
-		throw new Error(`${JSON.stringify(value)} cannot be a segment of a request path: it would change which endpoint is called`);
+		throw new Error(
+			`${JSON.stringify(value)} cannot be a segment of a request path: it would change which endpoint is called`,
+		);
 	}
 	return encodeURIComponent(value);
 }

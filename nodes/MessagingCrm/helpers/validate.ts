@@ -7,7 +7,8 @@ import { isDotSegment } from './url';
 export type NodeContext = Pick<IExecuteFunctions, 'getNode'>;
 
 /** The one UUID pattern: as the string the editor's field validation takes, and as a RegExp. */
-export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+export const UUID_PATTERN =
+	'^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 const UUID = new RegExp(UUID_PATTERN);
 
 export function isUuid(value: unknown): value is string {
@@ -39,7 +40,13 @@ export function uuidParam(
 	const text = typeof value === 'string' ? value.trim() : value;
 	if (text === '' || text === undefined || text === null) {
 		if (!required) return undefined;
-		throw invalidInput(ctx.getNode(), itemIndex, field, 'is empty', `Pick a value from the list or enter its ID (a UUID).`);
+		throw invalidInput(
+			ctx.getNode(),
+			itemIndex,
+			field,
+			'is empty',
+			`Pick a value from the list or enter its ID (a UUID).`,
+		);
 	}
 	if (!isUuid(text)) {
 		throw invalidInput(
@@ -54,7 +61,12 @@ export function uuidParam(
 }
 
 /** A value that becomes a path segment: `.` and `..` (in any encoding) are refused before any request. */
-export function segmentParam(ctx: IExecuteFunctions, value: string, itemIndex: number, field: string): string {
+export function segmentParam(
+	ctx: IExecuteFunctions,
+	value: string,
+	itemIndex: number,
+	field: string,
+): string {
 	if (isDotSegment(value)) {
 		throw invalidInput(
 			ctx.getNode(),

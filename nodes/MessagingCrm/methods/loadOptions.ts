@@ -5,7 +5,13 @@ import { MESSENGER_TYPE_OPTIONS } from '../actions/common/messengers';
 import type { Agent } from '../helpers/types';
 import { isUuid } from '../helpers/validate';
 import type { LookupQuery } from '../transport/endpoints';
-import { customerMessengers, listAgents, listPipelines, listPools, lookupCustomer } from '../transport/endpoints';
+import {
+	customerMessengers,
+	listAgents,
+	listPipelines,
+	listPools,
+	lookupCustomer,
+} from '../transport/endpoints';
 import { apiRequest } from '../transport/request';
 
 function byName(a: INodePropertyOptions, b: INodePropertyOptions): number {
@@ -17,13 +23,23 @@ function byName(a: INodePropertyOptions, b: INodePropertyOptions): number {
  * value missing from the list.
  */
 function withNotSet(options: INodePropertyOptions[]): INodePropertyOptions[] {
-	return [{ name: '(Not Set)', value: '', description: 'Leave empty: see the field\'s description for what that means' }, ...options];
+	return [
+		{
+			name: '(Not Set)',
+			value: '',
+			description: "Leave empty: see the field's description for what that means",
+		},
+		...options,
+	];
 }
 
 /** Reads an ID parameter of the node being edited, whether a plain value or a resource locator. */
 export function currentId(ctx: ILoadOptionsFunctions, name: string): string | undefined {
 	const raw = ctx.getCurrentNodeParameter(name) as unknown;
-	const value = typeof raw === 'object' && raw !== null && 'value' in raw ? (raw as { value: unknown }).value : raw;
+	const value =
+		typeof raw === 'object' && raw !== null && 'value' in raw
+			? (raw as { value: unknown }).value
+			: raw;
 	return isUuid(value) ? value : undefined;
 }
 
@@ -62,7 +78,9 @@ async function stagesOfCurrentPipeline(ctx: ILoadOptionsFunctions) {
 }
 
 /** Stages of the pipeline picked in the same node, by their stable `stage_code`, in pipeline order. */
-export async function getStageCodeList(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+export async function getStageCodeList(
+	this: ILoadOptionsFunctions,
+): Promise<INodePropertyOptions[]> {
 	return (await stagesOfCurrentPipeline(this))
 		.filter((s) => s.stage_code)
 		.map((s) => ({ name: `${s.name} (${s.stage_code})`, value: s.stage_code as string }));
@@ -82,8 +100,12 @@ export async function getStageIds(this: ILoadOptionsFunctions): Promise<INodePro
 }
 
 /** APPROVED business-chat templates, of the agent picked in the node when there is one. */
-export async function getApprovedTemplates(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	const { body } = await apiRequest<{ templates?: Array<{ name: string; status: string; language: string; variables?: unknown[] }> }>(this, {
+export async function getApprovedTemplates(
+	this: ILoadOptionsFunctions,
+): Promise<INodePropertyOptions[]> {
+	const { body } = await apiRequest<{
+		templates?: Array<{ name: string; status: string; language: string; variables?: unknown[] }>;
+	}>(this, {
 		method: 'GET',
 		path: '/bizchat/templates',
 		query: { agent_id: currentId(this, 'agentId') },
@@ -91,7 +113,11 @@ export async function getApprovedTemplates(this: ILoadOptionsFunctions): Promise
 	});
 	return (body.templates ?? [])
 		.filter((t) => t.status === 'APPROVED')
-		.map((t) => ({ name: `${t.name} (${t.language})`, value: t.name, description: `${t.variables?.length ?? 0} variables` }))
+		.map((t) => ({
+			name: `${t.name} (${t.language})`,
+			value: t.name,
+			description: `${t.variables?.length ?? 0} variables`,
+		}))
 		.sort(byName);
 }
 
@@ -99,9 +125,14 @@ export async function getApprovedTemplates(this: ILoadOptionsFunctions): Promise
  * The messengers of the customer picked in the node. Before a customer is picked (or when it is
  * given by an expression), every known messenger type is offered instead.
  */
-export async function getCustomerMessengers(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+export async function getCustomerMessengers(
+	this: ILoadOptionsFunctions,
+): Promise<INodePropertyOptions[]> {
 	const raw = this.getCurrentNodeParameter('customerId') as unknown;
-	const locator = typeof raw === 'object' && raw !== null ? (raw as { mode?: string; value?: unknown }) : { mode: 'id', value: raw };
+	const locator =
+		typeof raw === 'object' && raw !== null
+			? (raw as { mode?: string; value?: unknown })
+			: { mode: 'id', value: raw };
 	const value = typeof locator.value === 'string' ? locator.value.trim() : '';
 	if (!value || value.startsWith('=')) return MESSENGER_TYPE_OPTIONS;
 	let customerId: string | undefined = locator.mode === 'id' && isUuid(value) ? value : undefined;
@@ -127,5 +158,10 @@ export async function getCustomerMessengers(this: ILoadOptionsFunctions): Promis
 /** Promo pools as "title (remaining/total)", of the agent picked in the node when there is one. */
 export async function getPools(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
 	const { pools } = await listPools(this, { agentId: currentId(this, 'agentId') });
-	return pools.map((p) => ({ name: `${String(p.title)} (${String(p.remaining)}/${String(p.total)})`, value: String(p.id) })).sort(byName);
+	return pools
+		.map((p) => ({
+			name: `${String(p.title)} (${String(p.remaining)}/${String(p.total)})`,
+			value: String(p.id),
+		}))
+		.sort(byName);
 }

@@ -24,10 +24,15 @@ export function isClosed(deal: IDataObject): boolean {
 }
 
 /** How the lookup names a customer: exactly one of phone, email or a messenger identity. */
-export type LookupQuery = { messenger_type: string; messenger_id: string } | { phone: string } | { email: string };
+export type LookupQuery =
+	{ messenger_type: string; messenger_id: string } | { phone: string } | { email: string };
 
 /** GET /customers/lookup; null when nobody matches (the API answers 404). */
-export async function lookupCustomer(ctx: ApiContext, query: LookupQuery, itemIndex?: number): Promise<IDataObject | null> {
+export async function lookupCustomer(
+	ctx: ApiContext,
+	query: LookupQuery,
+	itemIndex?: number,
+): Promise<IDataObject | null> {
 	const { status, body } = await apiRequest<IDataObject>(ctx, {
 		method: 'GET',
 		path: '/customers/lookup',
@@ -41,12 +46,20 @@ export async function lookupCustomer(ctx: ApiContext, query: LookupQuery, itemIn
 
 /** GET /agents: every agent of the company with its messengers. */
 export async function listAgents(ctx: ApiContext, itemIndex?: number): Promise<Agent[]> {
-	const { body } = await apiRequest<Agent[]>(ctx, { method: 'GET', path: '/agents', scope: 'agents:read', itemIndex });
+	const { body } = await apiRequest<Agent[]>(ctx, {
+		method: 'GET',
+		path: '/agents',
+		scope: 'agents:read',
+		itemIndex,
+	});
 	return Array.isArray(body) ? body : [];
 }
 
 /** GET /pipelines with their stages, optionally of one agent. */
-export async function listPipelines(ctx: ApiContext, options: { agentId?: string; itemIndex?: number } = {}): Promise<Pipeline[]> {
+export async function listPipelines(
+	ctx: ApiContext,
+	options: { agentId?: string; itemIndex?: number } = {},
+): Promise<Pipeline[]> {
 	const { body } = await apiRequest<Pipeline[]>(ctx, {
 		method: 'GET',
 		path: '/pipelines',
@@ -58,7 +71,10 @@ export async function listPipelines(ctx: ApiContext, options: { agentId?: string
 }
 
 /** GET /promo-pools, optionally of one agent, with the rate-limit reading of the answer. */
-export async function listPools(ctx: ApiContext, options: { agentId?: string; itemIndex?: number } = {}): Promise<{ pools: IDataObject[]; rateLimit: RateLimitReading }> {
+export async function listPools(
+	ctx: ApiContext,
+	options: { agentId?: string; itemIndex?: number } = {},
+): Promise<{ pools: IDataObject[]; rateLimit: RateLimitReading }> {
 	const { body, rateLimit } = await apiRequest<{ pools?: IDataObject[] }>(ctx, {
 		method: 'GET',
 		path: '/promo-pools',
@@ -86,7 +102,11 @@ export async function customerDeals(
 }
 
 /** GET /customers/{id}/messengers: each with its 24-hour window fields. */
-export async function customerMessengers(ctx: ApiContext, customerId: string, itemIndex?: number): Promise<IDataObject[]> {
+export async function customerMessengers(
+	ctx: ApiContext,
+	customerId: string,
+	itemIndex?: number,
+): Promise<IDataObject[]> {
 	const { body } = await apiRequest<{ messengers?: IDataObject[] }>(ctx, {
 		method: 'GET',
 		path: paths.customer(customerId, '/messengers'),
@@ -113,7 +133,12 @@ export function chunkVariables(variables: IDataObject): IDataObject[] {
  * PATCH …/variables once per chunk, in order (safe to repeat: the same PATCH gives the same state).
  * Returns the variables after the last call: the final state; empty when there was nothing to send.
  */
-export async function patchVariables(ctx: ApiContext, path: string, chunks: IDataObject[], itemIndex?: number): Promise<IDataObject[]> {
+export async function patchVariables(
+	ctx: ApiContext,
+	path: string,
+	chunks: IDataObject[],
+	itemIndex?: number,
+): Promise<IDataObject[]> {
 	let latest: IDataObject[] = [];
 	for (const chunk of chunks) {
 		const { body } = await apiRequest<{ variables?: IDataObject[] }>(ctx, {

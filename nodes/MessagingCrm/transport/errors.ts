@@ -161,7 +161,8 @@ export function toNodeApiError(
 ): NodeApiError {
 	let message = failure.message ? `${failure.code}: ${failure.message}` : failure.code;
 	const variable = failure.details.variable;
-	if (typeof variable === 'string' && !message.includes(variable)) message += ` (variable "${variable}")`;
+	if (typeof variable === 'string' && !message.includes(variable))
+		message += ` (variable "${variable}")`;
 	// `message` is left out on purpose: NodeApiError would copy it into the description.
 	const response: JsonObject = {
 		code: failure.code,

@@ -11,12 +11,20 @@ import { apiRequest } from './request';
 export async function pagesByOffset(
 	ctx: ApiContext,
 	request: Omit<ApiRequest, 'method'>,
-	options: { pageSize: number; limit: number; items: (body: IDataObject) => IDataObject[] | undefined },
+	options: {
+		pageSize: number;
+		limit: number;
+		items: (body: IDataObject) => IDataObject[] | undefined;
+	},
 ): Promise<IDataObject[]> {
 	const out: IDataObject[] = [];
-	for (let offset = 0; out.length < options.limit; ) {
+	for (let offset = 0; out.length < options.limit;) {
 		const pageSize = Math.min(options.pageSize, options.limit - out.length);
-		const { body } = await apiRequest<IDataObject>(ctx, { ...request, method: 'GET', query: { ...request.query, limit: pageSize, offset } });
+		const { body } = await apiRequest<IDataObject>(ctx, {
+			...request,
+			method: 'GET',
+			query: { ...request.query, limit: pageSize, offset },
+		});
 		const page = options.items(body) ?? [];
 		out.push(...page);
 		if (page.length < pageSize) break;

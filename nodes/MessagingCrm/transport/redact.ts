@@ -28,7 +28,14 @@ export function secretVariants(secret: string): string[] {
 	const jsonOnce = JSON.stringify(secret).slice(1, -1);
 	const jsonTwice = JSON.stringify(jsonOnce).slice(1, -1);
 	const encoded = encodeURIComponent(secret);
-	const variants = new Set([secret, jsonOnce, jsonTwice, encoded, encoded.toLowerCase(), encodeURI(secret)]);
+	const variants = new Set([
+		secret,
+		jsonOnce,
+		jsonTwice,
+		encoded,
+		encoded.toLowerCase(),
+		encodeURI(secret),
+	]);
 	// Longest first, so that a longer form is replaced whole before a shorter one inside it.
 	return [...variants].sort((a, b) => b.length - a.length);
 }
@@ -70,8 +77,14 @@ export function redactor(secret: string): Redactor {
 		let out = pattern ? value.replace(pattern, REDACTED) : value;
 		if (options.headers) {
 			out = out
-				.replace(AUTH_HEADER, (_m, lead: string, scheme: string | undefined) => `${lead}${scheme ? `${scheme} ` : ''}${REDACTED}`)
-				.replace(BEARER, (m, word: string, gap: string, token: string) => (token === REDACTED ? m : `${word}${gap}${REDACTED}`));
+				.replace(
+					AUTH_HEADER,
+					(_m, lead: string, scheme: string | undefined) =>
+						`${lead}${scheme ? `${scheme} ` : ''}${REDACTED}`,
+				)
+				.replace(BEARER, (m, word: string, gap: string, token: string) =>
+					token === REDACTED ? m : `${word}${gap}${REDACTED}`,
+				);
 		}
 		return variants.length ? trimPieces(out) : out;
 	};
@@ -90,7 +103,8 @@ export function redactor(secret: string): Redactor {
 		return walk(input) as T;
 	};
 
-	const holds = (input: string): boolean => (pattern ? new RegExp(pattern.source).test(input) : false);
+	const holds = (input: string): boolean =>
+		pattern ? new RegExp(pattern.source).test(input) : false;
 
 	return { text, value, holds };
 }

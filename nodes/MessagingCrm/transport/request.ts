@@ -150,7 +150,9 @@ function credentialsOf(ctx: ApiContext): Promise<Credentialed> {
 async function connect(ctx: ApiContext, request: ApiRequest): Promise<Connection> {
 	const credentials = await credentialsOf(ctx);
 	if (credentials.problem) {
-		throw new NodeOperationError(ctx.getNode(), credentials.problem, { itemIndex: request.itemIndex });
+		throw new NodeOperationError(ctx.getNode(), credentials.problem, {
+			itemIndex: request.itemIndex,
+		});
 	}
 	const lacking = missingScope(request.scope, credentials.scopes);
 	if (lacking) {
@@ -168,7 +170,10 @@ function isSafeToRepeat(request: ApiRequest): boolean {
 }
 
 /** The JSON body of a successful answer; a JSON answer that does not parse is not usable. */
-function parseBody(body: unknown, headers: Record<string, unknown>): { ok: true; value: unknown } | { ok: false } {
+function parseBody(
+	body: unknown,
+	headers: Record<string, unknown>,
+): { ok: true; value: unknown } | { ok: false } {
 	if (typeof body !== 'string') return { ok: true, value: body };
 	const type = headerValue(headers, 'content-type');
 	if (body.trim() === '') return { ok: true, value: {} };
@@ -239,7 +244,11 @@ export async function apiRequest<T = unknown>(
 		attempts++;
 		let response: { statusCode: number; body: unknown; headers: Record<string, unknown> };
 		try {
-			response = (await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_TYPE, options)) as typeof response;
+			response = (await ctx.helpers.httpRequestWithAuthentication.call(
+				ctx,
+				CREDENTIAL_TYPE,
+				options,
+			)) as typeof response;
 		} catch (error) {
 			pacer.release();
 			const code = networkCode(error);
@@ -247,7 +256,12 @@ export async function apiRequest<T = unknown>(
 				throw new NodeOperationError(ctx.getNode(), error, { itemIndex: request.itemIndex });
 			}
 			if (code && RETRYABLE_NETWORK_CODES.has(code) && safe && (await retries.next())) continue;
-			throw toNodeApiError(ctx.getNode(), failureFromNetwork(code ?? 'EUNKNOWN', timeoutMs), request.scope, request.itemIndex);
+			throw toNodeApiError(
+				ctx.getNode(),
+				failureFromNetwork(code ?? 'EUNKNOWN', timeoutMs),
+				request.scope,
+				request.itemIndex,
+			);
 		}
 
 		const now = Date.now();
@@ -257,10 +271,22 @@ export async function apiRequest<T = unknown>(
 		const status = response.statusCode;
 		if (status < 400 || request.acceptStatus?.includes(status)) {
 			const parsed = parseBody(response.body, headers);
-			if (parsed.ok) return { status, body: cleanBody(parsed.value, redact, status >= 400) as T, headers: cleanHeaders(headers, redact), rateLimit, attempts };
+			if (parsed.ok)
+				return {
+					status,
+					body: cleanBody(parsed.value, redact, status >= 400) as T,
+					headers: cleanHeaders(headers, redact),
+					rateLimit,
+					attempts,
+				};
 			// A success whose body cannot be read: like a lost answer, retried only when safe to repeat.
 			if (safe && (await retries.next())) continue;
-			throw toNodeApiError(ctx.getNode(), failureFromNetwork('ERR_BAD_RESPONSE', timeoutMs), request.scope, request.itemIndex);
+			throw toNodeApiError(
+				ctx.getNode(),
+				failureFromNetwork('ERR_BAD_RESPONSE', timeoutMs),
+				request.scope,
+				request.itemIndex,
+			);
 		}
 
 		if (status === 429 && rateWaits < TRANSPORT_DEFAULTS.maxRateLimitWaits) {
@@ -274,7 +300,8 @@ export async function apiRequest<T = unknown>(
 			continue;
 		}
 		const failure = failureFromResponse(status, response.body, redact);
-		const retryable = (RETRYABLE_STATUS.has(status) && safe) || (request.retryWhen?.(failure) ?? false);
+		const retryable =
+			(RETRYABLE_STATUS.has(status) && safe) || (request.retryWhen?.(failure) ?? false);
 		// A 503 (or other 5xx) may say when to come back; otherwise the backoff decides.
 		if (retryable && (await retries.next(parseRetryAfter(headers, now)))) continue;
 		throw toNodeApiError(ctx.getNode(), failure, request.scope, request.itemIndex);
@@ -285,13 +312,19 @@ export async function apiRequest<T = unknown>(
  * The retries of one request after a 5xx, a timeout, a reset or an unreadable answer: `next`
  * waits the backoff and says whether another try is allowed.
  */
-function retryBudget(max: number, baseMs: number): { next(serverWaitMs?: number): Promise<boolean> } {
+function retryBudget(
+	max: number,
+	baseMs: number,
+): { next(serverWaitMs?: number): Promise<boolean> } {
 	let used = 0;
 	return {
 		async next(serverWaitMs?: number) {
 			if (used >= max) return false;
 			used++;
-			const wait = serverWaitMs !== undefined ? Math.min(serverWaitMs, TRANSPORT_DEFAULTS.maxRetryAfterMs) : backoffMs(used, Math.random(), baseMs);
+			const wait =
+				serverWaitMs !== undefined
+					? Math.min(serverWaitMs, TRANSPORT_DEFAULTS.maxRetryAfterMs)
+					: backoffMs(used, Math.random(), baseMs);
 			await sleep(wait);
 			return true;
 		},

@@ -70,7 +70,11 @@ export function poolSnapshot(pool: IDataObject): PoolSnapshot {
 }
 
 /** The events of one pool between two snapshots, in a stable order, only those asked for. */
-export function poolEvents(before: PoolSnapshot, pool: IDataObject, wanted: ReadonlySet<string>): Emitted[] {
+export function poolEvents(
+	before: PoolSnapshot,
+	pool: IDataObject,
+	wanted: ReadonlySet<string>,
+): Emitted[] {
 	const after = poolSnapshot(pool);
 	const deltas: IDataObject = {};
 	for (const key of COUNTERS) deltas[key] = after[key] - before[key];
@@ -89,7 +93,8 @@ export function poolEvents(before: PoolSnapshot, pool: IDataObject, wanted: Read
 		if (!yes || !wanted.has(event)) continue;
 		const item: Emitted = { event, pool, before: { ...before }, deltas };
 		if (event === 'codesIssued') item.count = after.issued - before.issued;
-		if (event === 'exhaustedRequestsRose') item.count = after.exhausted_requests - before.exhausted_requests;
+		if (event === 'exhaustedRequestsRose')
+			item.count = after.exhausted_requests - before.exhausted_requests;
 		out.push(item);
 	}
 	return out;
@@ -143,7 +148,8 @@ export function dealEvents(
 		} else if (now.stage_id !== previous.stage_id && !isClosed(previous.status)) {
 			const intoChosen =
 				(filter.pipelineId === '' || deal.pipeline_id === filter.pipelineId) &&
-				(filter.stageCodes.length === 0 || (now.stage_code !== null && filter.stageCodes.includes(now.stage_code)));
+				(filter.stageCodes.length === 0 ||
+					(now.stage_code !== null && filter.stageCodes.includes(now.stage_code)));
 			if (intoChosen) emit('dealMoved', deal, previous);
 		}
 		if (isClosed(now.status) && (!previous || previous.status !== now.status)) {
@@ -154,7 +160,11 @@ export function dealEvents(
 }
 
 /** Customers to read this poll: all when they fit the budget, otherwise a rotating window. */
-export function planReads(customerIds: string[], cursor: number, budget: number): { read: string[]; nextCursor: number; rotating: boolean } {
+export function planReads(
+	customerIds: string[],
+	cursor: number,
+	budget: number,
+): { read: string[]; nextCursor: number; rotating: boolean } {
 	const n = customerIds.length;
 	const size = Math.max(1, Math.floor(budget));
 	if (n <= size) return { read: [...customerIds], nextCursor: 0, rotating: false };
@@ -173,7 +183,9 @@ export function requestBudget(rateLimit: number | undefined, sharePercent: numbe
 
 /** Watched customer IDs from a list, a comma/line separated text or an array expression. */
 export function parseCustomerIds(value: unknown): string[] {
-	const raw = Array.isArray(value) ? value.map((v) => String(v ?? '')) : String(value ?? '').split(/[\s,;]+/);
+	const raw = Array.isArray(value)
+		? value.map((v) => String(v ?? ''))
+		: String(value ?? '').split(/[\s,;]+/);
 	return [...new Set(raw.map((v) => v.trim()).filter((v) => v !== ''))];
 }
 
@@ -181,7 +193,11 @@ export function parseCustomerIds(value: unknown): string[] {
  * The next state and the events of a poll of pools. A pool seen for the first time is baselined
  * quietly; a pool that disappeared is forgotten.
  */
-export function pollPools(state: TriggerState, pools: IDataObject[], wanted: ReadonlySet<string>): { state: TriggerState; events: Emitted[] } {
+export function pollPools(
+	state: TriggerState,
+	pools: IDataObject[],
+	wanted: ReadonlySet<string>,
+): { state: TriggerState; events: Emitted[] } {
 	const previous = state.pools;
 	const next: Record<string, PoolSnapshot> = {};
 	const events: Emitted[] = [];
@@ -205,12 +221,15 @@ export function pollDeals(
 ): { state: TriggerState; events: Emitted[] } {
 	const keep = new Set(watched);
 	const deals: Record<string, Record<string, DealSnapshot>> = {};
-	for (const [customerId, snapshot] of Object.entries(state.deals ?? {})) if (keep.has(customerId)) deals[customerId] = snapshot;
+	for (const [customerId, snapshot] of Object.entries(state.deals ?? {}))
+		if (keep.has(customerId)) deals[customerId] = snapshot;
 	const events: Emitted[] = [];
 	for (const { customerId, deals: list } of reads) {
 		const before = deals[customerId];
 		if (before) events.push(...dealEvents(customerId, before, list, wanted, filter));
-		deals[customerId] = Object.fromEntries(list.filter((d) => d.id).map((d) => [String(d.id), dealSnapshot(d)]));
+		deals[customerId] = Object.fromEntries(
+			list.filter((d) => d.id).map((d) => [String(d.id), dealSnapshot(d)]),
+		);
 	}
 	return { state: { ...state, deals, cursor: nextCursor }, events };
 }

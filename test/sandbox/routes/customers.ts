@@ -38,7 +38,8 @@ export const customerRoutes: Route[] = [
 			if (customer) {
 				// Upsert branch: fill and update what was sent, add new identities; never relocate.
 				const variables = new Map(customer.variables);
-				if (input.variables !== undefined) patchVariables(variables, { variables: input.variables }, at);
+				if (input.variables !== undefined)
+					patchVariables(variables, { variables: input.variables }, at);
 				if (input.full_name !== null) customer.full_name = input.full_name;
 				if (input.phone !== null) customer.phone = input.phone;
 				if (input.email !== null) customer.email = input.email;
@@ -53,7 +54,8 @@ export const customerRoutes: Route[] = [
 				customer.variables = variables;
 			} else {
 				const variables = new Map();
-				if (input.variables !== undefined) patchVariables(variables, { variables: input.variables }, at);
+				if (input.variables !== undefined)
+					patchVariables(variables, { variables: input.variables }, at);
 				const placement = resolvePlacement(store, input.placement);
 				const row: CustomerRow = {
 					id: newId(),
@@ -93,14 +95,22 @@ export const customerRoutes: Route[] = [
 			const id = query.get('messenger_id');
 			const phone = query.get('phone');
 			const email = query.get('email');
-			const sets = [type !== null || id !== null, phone !== null, email !== null].filter(Boolean).length;
+			const sets = [type !== null || id !== null, phone !== null, email !== null].filter(
+				Boolean,
+			).length;
 			if (sets !== 1) {
-				throw validation('Pass exactly one set: messenger_type with messenger_id, or phone, or email', { field: 'query' });
+				throw validation(
+					'Pass exactly one set: messenger_type with messenger_id, or phone, or email',
+					{ field: 'query' },
+				);
 			}
 			let match: CustomerRow | undefined;
 			const active = [...store.customers.values()].filter((c) => c.is_active);
 			if (type !== null || id !== null) {
-				if (!type || !id) throw validation('messenger_type and messenger_id go together', { field: type ? 'messenger_id' : 'messenger_type' });
+				if (!type || !id)
+					throw validation('messenger_type and messenger_id go together', {
+						field: type ? 'messenger_id' : 'messenger_type',
+					});
 				match = active.find((c) => c.messengers.some((m) => m.type === type && m.id === id));
 			} else if (phone !== null) {
 				const normalized = normalizePhone(phone);
@@ -110,7 +120,8 @@ export const customerRoutes: Route[] = [
 				const normalized = (email ?? '').trim().toLowerCase();
 				match = active.find((c) => c.email === normalized);
 			}
-			if (!match) throw new ApiError(404, 'not_found', 'No customer matches', { resource: 'customer' });
+			if (!match)
+				throw new ApiError(404, 'not_found', 'No customer matches', { resource: 'customer' });
 			return { status: 200, body: customerOut(store, match) };
 		},
 	},
@@ -119,7 +130,10 @@ export const customerRoutes: Route[] = [
 		path: '/customers/:customer_id',
 		scope: 'customers:read',
 		uuidParams: ['customer_id'],
-		handler: ({ store, params }) => ({ status: 200, body: customerOut(store, requireCustomer(store, params.customer_id)) }),
+		handler: ({ store, params }) => ({
+			status: 200,
+			body: customerOut(store, requireCustomer(store, params.customer_id)),
+		}),
 	},
 	{
 		method: 'GET',
@@ -128,7 +142,10 @@ export const customerRoutes: Route[] = [
 		uuidParams: ['customer_id'],
 		handler: ({ store, params, sandbox }) => {
 			const customer = requireCustomer(store, params.customer_id);
-			return { status: 200, body: { messengers: customer.messengers.map((m) => messengerWindow(m, sandbox.now())) } };
+			return {
+				status: 200,
+				body: { messengers: customer.messengers.map((m) => messengerWindow(m, sandbox.now())) },
+			};
 		},
 	},
 	{
@@ -139,18 +156,30 @@ export const customerRoutes: Route[] = [
 		handler: ({ store, params, body, sandbox }) => {
 			const customer = requireCustomer(store, params.customer_id);
 			let agentId = optionalUuid(asBody(body), 'agent_id');
-			if (agentId && !store.agents.has(agentId)) throw validation(`agent_id ${agentId} is not an agent of the company`, { field: 'agent_id' });
+			if (agentId && !store.agents.has(agentId))
+				throw validation(`agent_id ${agentId} is not an agent of the company`, {
+					field: 'agent_id',
+				});
 			if (!agentId) {
-				const dialog = [...store.conversations.values()].find((c) => c.customer_id === customer.id && c.status === 'active');
+				const dialog = [...store.conversations.values()].find(
+					(c) => c.customer_id === customer.id && c.status === 'active',
+				);
 				const deal = store.currentDeal(customer.id);
-				agentId = dialog?.agent_id ?? (deal ? store.pipelines.get(deal.pipeline_id)?.agent_id ?? null : null);
+				agentId =
+					dialog?.agent_id ??
+					(deal ? (store.pipelines.get(deal.pipeline_id)?.agent_id ?? null) : null);
 				if (!agentId && store.agents.size === 1) agentId = [...store.agents.keys()][0];
 				if (!agentId) {
-					throw validation('agent_id is required: the customer has no dialog or deal to inherit the agent from', { field: 'agent_id' });
+					throw validation(
+						'agent_id is required: the customer has no dialog or deal to inherit the agent from',
+						{ field: 'agent_id' },
+					);
 				}
 			}
 			const agent = store.agents.get(agentId)!;
-			const blocked = customer.messengers.some((m) => m.type === 'telegram' && m.blocked && agent.messengers.includes('telegram'));
+			const blocked = customer.messengers.some(
+				(m) => m.type === 'telegram' && m.blocked && agent.messengers.includes('telegram'),
+			);
 			const existing = activeConversation(store, customer.id, agentId);
 			const at = isoNow(sandbox.now());
 			const conversation = existing ?? {
@@ -159,10 +188,18 @@ export const customerRoutes: Route[] = [
 				agent_id: agentId,
 				status: 'active' as const,
 				created_at: at,
-				timeline: [{ id: newId(), kind: 'system' as const, text: 'Conversation created via API', at }],
+				timeline: [
+					{ id: newId(), kind: 'system' as const, text: 'Conversation created via API', at },
+				],
 			};
 			if (!existing) {
-				if (blocked) conversation.timeline.push({ id: newId(), kind: 'system', text: 'The customer has blocked the bot', at });
+				if (blocked)
+					conversation.timeline.push({
+						id: newId(),
+						kind: 'system',
+						text: 'The customer has blocked the bot',
+						at,
+					});
 				store.conversations.set(conversation.id, conversation);
 			}
 			const out: Record<string, unknown> = {
@@ -172,7 +209,13 @@ export const customerRoutes: Route[] = [
 				customer_blocked: blocked,
 				created: !existing,
 			};
-			if (blocked) out.warnings = [{ code: 'customer_blocked_bot', message: 'The customer has blocked the bot on this messenger' }];
+			if (blocked)
+				out.warnings = [
+					{
+						code: 'customer_blocked_bot',
+						message: 'The customer has blocked the bot on this messenger',
+					},
+				];
 			return { status: existing ? 200 : 201, body: out };
 		},
 	},
@@ -184,9 +227,12 @@ export const customerRoutes: Route[] = [
 		handler: ({ store, params, query }) => {
 			const customer = requireCustomer(store, params.customer_id);
 			const pipelineId = query.get('pipeline_id');
-			if (pipelineId !== null && !/^[0-9a-f-]{36}$/i.test(pipelineId)) throw validation('pipeline_id must be a UUID', { field: 'pipeline_id' });
+			if (pipelineId !== null && !/^[0-9a-f-]{36}$/i.test(pipelineId))
+				throw validation('pipeline_id must be a UUID', { field: 'pipeline_id' });
 			const deals = [...store.deals.values()]
-				.filter((d) => d.customer_id === customer.id && (!pipelineId || d.pipeline_id === pipelineId))
+				.filter(
+					(d) => d.customer_id === customer.id && (!pipelineId || d.pipeline_id === pipelineId),
+				)
 				.sort((a, b) => a.order - b.order);
 			return { status: 200, body: { deals: deals.map((d) => dealOut(store, d)) } };
 		},
@@ -203,21 +249,37 @@ export const customerRoutes: Route[] = [
 			const stageId = optionalUuid(b, 'stage_id');
 			const agentId = optionalUuid(b, 'agent_id');
 			const stageCode = b.stage_code ?? null;
-			if (stageCode !== null && typeof stageCode !== 'string') throw validation('stage_code must be a string', { field: 'stage_code' });
+			if (stageCode !== null && typeof stageCode !== 'string')
+				throw validation('stage_code must be a string', { field: 'stage_code' });
 			const title = b.title ?? null;
-			if (title !== null && (typeof title !== 'string' || title.length > 255)) throw validation('title must be a string of at most 255 characters', { field: 'title' });
-			if (stageId && stageCode) throw validation('Pass stage_id or stage_code, not both', { field: 'stage_id' });
-			if (agentId && !store.agents.has(agentId)) throw validation(`agent_id ${agentId} is not an agent of the company`, { field: 'agent_id' });
+			if (title !== null && (typeof title !== 'string' || title.length > 255))
+				throw validation('title must be a string of at most 255 characters', { field: 'title' });
+			if (stageId && stageCode)
+				throw validation('Pass stage_id or stage_code, not both', { field: 'stage_id' });
+			if (agentId && !store.agents.has(agentId))
+				throw validation(`agent_id ${agentId} is not an agent of the company`, {
+					field: 'agent_id',
+				});
 			let pipeline = pipelineId ? store.pipelines.get(pipelineId) : undefined;
-			if (pipelineId && !pipeline) throw validation(`pipeline_id ${pipelineId} is not a pipeline`, { field: 'pipeline_id' });
+			if (pipelineId && !pipeline)
+				throw validation(`pipeline_id ${pipelineId} is not a pipeline`, { field: 'pipeline_id' });
 			if (!pipeline && stageId) pipeline = store.stageById(stageId)?.pipeline;
 			pipeline ??= store.defaultPipeline(agentId ?? undefined);
-			if (!pipeline) throw validation('No pipeline to create the deal in', { field: 'pipeline_id' });
-			if (agentId && pipeline.agent_id !== agentId) throw validation('The pipeline belongs to another agent', { field: 'agent_id' });
+			if (!pipeline)
+				throw validation('No pipeline to create the deal in', { field: 'pipeline_id' });
+			if (agentId && pipeline.agent_id !== agentId)
+				throw validation('The pipeline belongs to another agent', { field: 'agent_id' });
 			const stages = [...pipeline.stages].sort((a, b2) => a.position - b2.position);
-			const stage = stageId ? stages.find((s) => s.id === stageId) : stageCode ? stages.find((s) => s.stage_code === stageCode) : stages[0];
+			const stage = stageId
+				? stages.find((s) => s.id === stageId)
+				: stageCode
+					? stages.find((s) => s.stage_code === stageCode)
+					: stages[0];
 			if (!stage) {
-				throw validation(`The stage is not in pipeline "${pipeline.name}"`, { field: stageId ? 'stage_id' : 'stage_code', pipeline_id: pipeline.id });
+				throw validation(`The stage is not in pipeline "${pipeline.name}"`, {
+					field: stageId ? 'stage_id' : 'stage_code',
+					pipeline_id: pipeline.id,
+				});
 			}
 			const active = store.activeDeals(customer.id).find((d) => d.pipeline_id === pipeline!.id);
 			if (active) {
@@ -227,7 +289,14 @@ export const customerRoutes: Route[] = [
 					deal_id: active.id,
 				});
 			}
-			const deal = createDeal(store, customer.id, pipeline, stage, title as string | null, isoNow(sandbox.now()));
+			const deal = createDeal(
+				store,
+				customer.id,
+				pipeline,
+				stage,
+				title as string | null,
+				isoNow(sandbox.now()),
+			);
 			return { status: 201, body: dealOut(store, deal) };
 		},
 	},
@@ -241,27 +310,48 @@ export const customerRoutes: Route[] = [
 			const b = asBody(body);
 			const stageId = optionalUuid(b, 'stage_id');
 			const stageCode = b.stage_code ?? null;
-			if (stageCode !== null && typeof stageCode !== 'string') throw validation('stage_code must be a string', { field: 'stage_code' });
+			if (stageCode !== null && typeof stageCode !== 'string')
+				throw validation('stage_code must be a string', { field: 'stage_code' });
 			const reason = b.reason ?? null;
-			if (reason !== null && typeof reason !== 'string') throw validation('reason must be a string', { field: 'reason' });
+			if (reason !== null && typeof reason !== 'string')
+				throw validation('reason must be a string', { field: 'reason' });
 			if ((stageId === null) === (stageCode === null)) {
 				throw validation('Pass exactly one of stage_id and stage_code', { field: 'stage_id' });
 			}
 			const deal = store.currentDeal(customer.id);
-			if (!deal) throw conflict('The customer has no active deal to move', { customer_id: customer.id }, 'no_active_deal');
+			if (!deal)
+				throw conflict(
+					'The customer has no active deal to move',
+					{ customer_id: customer.id },
+					'no_active_deal',
+				);
 			const pipeline = store.pipelines.get(deal.pipeline_id)!;
-			const stage = stageId ? pipeline.stages.find((s) => s.id === stageId) : pipeline.stages.find((s) => s.stage_code === stageCode);
+			const stage = stageId
+				? pipeline.stages.find((s) => s.id === stageId)
+				: pipeline.stages.find((s) => s.stage_code === stageCode);
 			if (!stage) {
-				throw conflict(`The stage ${stageId ?? `"${stageCode}"`} is outside the customer's pipeline "${pipeline.name}"`, {
-					pipeline_id: pipeline.id,
-					pipeline_name: pipeline.name,
-					...(stageId ? { stage_id: stageId } : { stage_code: stageCode }),
-				}, 'stage_outside_pipeline');
+				throw conflict(
+					`The stage ${stageId ?? `"${stageCode}"`} is outside the customer's pipeline "${pipeline.name}"`,
+					{
+						pipeline_id: pipeline.id,
+						pipeline_name: pipeline.name,
+						...(stageId ? { stage_id: stageId } : { stage_code: stageCode }),
+					},
+					'stage_outside_pipeline',
+				);
 			}
 			deal.stage_id = stage.id;
 			deal.moved_at = isoNow(sandbox.now());
 			deal.order = store.tick();
-			return { status: 200, body: { deal_id: deal.id, stage_id: stage.id, stage_code: stage.stage_code, moved_at: deal.moved_at } };
+			return {
+				status: 200,
+				body: {
+					deal_id: deal.id,
+					stage_id: stage.id,
+					stage_code: stage.stage_code,
+					moved_at: deal.moved_at,
+				},
+			};
 		},
 	},
 	{
@@ -271,7 +361,12 @@ export const customerRoutes: Route[] = [
 		uuidParams: ['customer_id'],
 		handler: ({ store, params, body, sandbox }) => ({
 			status: 200,
-			body: merge(store, requireCustomer(store, params.customer_id), asBody(body), isoNow(sandbox.now())),
+			body: merge(
+				store,
+				requireCustomer(store, params.customer_id),
+				asBody(body),
+				isoNow(sandbox.now()),
+			),
 		}),
 	},
 	{
@@ -279,7 +374,10 @@ export const customerRoutes: Route[] = [
 		path: '/customers/:customer_id/variables',
 		scope: 'customers:read',
 		uuidParams: ['customer_id'],
-		handler: ({ store, params }) => ({ status: 200, body: variablesOut(requireCustomer(store, params.customer_id).variables) }),
+		handler: ({ store, params }) => ({
+			status: 200,
+			body: variablesOut(requireCustomer(store, params.customer_id).variables),
+		}),
 	},
 	{
 		method: 'PATCH',

@@ -20,7 +20,8 @@ export const dealRoutes: Route[] = [
 			const deal = requireDeal(store, params.deal_id);
 			const b = asBody(body);
 			const status = b.status;
-			if (typeof status !== 'string' || !/^(won|lost)$/.test(status)) throw validation('status must be "won" or "lost"', { field: 'status' });
+			if (typeof status !== 'string' || !/^(won|lost)$/.test(status))
+				throw validation('status must be "won" or "lost"', { field: 'status' });
 			const reason = b.reason ?? null;
 			if (reason !== null && (typeof reason !== 'string' || reason.length > 500)) {
 				throw validation('reason must be a string of at most 500 characters', { field: 'reason' });
@@ -28,7 +29,11 @@ export const dealRoutes: Route[] = [
 			if (deal.status !== 'active') {
 				// Closing again with the same status is a no-op; another status is refused.
 				if (deal.status === status) return { status: 200, body: dealOut(store, deal) };
-				throw conflict(`The deal is already closed as ${deal.status}`, { deal_id: deal.id, status: deal.status }, 'deal_closed');
+				throw conflict(
+					`The deal is already closed as ${deal.status}`,
+					{ deal_id: deal.id, status: deal.status },
+					'deal_closed',
+				);
 			}
 			deal.status = status as 'won' | 'lost';
 			deal.closed_reason = reason as string | null;
@@ -41,7 +46,10 @@ export const dealRoutes: Route[] = [
 		path: '/deals/:deal_id/variables',
 		scope: 'customers:read',
 		uuidParams: ['deal_id'],
-		handler: ({ store, params }) => ({ status: 200, body: variablesOut(requireDeal(store, params.deal_id).variables) }),
+		handler: ({ store, params }) => ({
+			status: 200,
+			body: variablesOut(requireDeal(store, params.deal_id).variables),
+		}),
 	},
 	{
 		method: 'PATCH',

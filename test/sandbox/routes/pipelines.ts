@@ -12,8 +12,13 @@ export const pipelineRoutes: Route[] = [
 			if (agentId !== null && !isUuid(agentId)) {
 				throw validation('agent_id must be a UUID', { field: 'agent_id' });
 			}
-			const pipelines = [...store.pipelines.values()].filter((p) => !agentId || p.agent_id === agentId);
-			return { status: 200, body: pipelines.map((p) => ({ ...p, stages: p.stages.map((s) => ({ ...s })) })) };
+			const pipelines = [...store.pipelines.values()].filter(
+				(p) => !agentId || p.agent_id === agentId,
+			);
+			return {
+				status: 200,
+				body: pipelines.map((p) => ({ ...p, stages: p.stages.map((s) => ({ ...s })) })),
+			};
 		},
 	},
 ];

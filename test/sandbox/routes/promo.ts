@@ -11,12 +11,21 @@ function requirePool(store: Store, id: string): PromoPoolRow {
 	return pool;
 }
 
-function intParam(query: URLSearchParams, name: string, fallback: number, min: number, max?: number): number {
+function intParam(
+	query: URLSearchParams,
+	name: string,
+	fallback: number,
+	min: number,
+	max?: number,
+): number {
 	const raw = query.get(name);
 	if (raw === null) return fallback;
 	const n = Number(raw);
 	if (!/^-?\d+$/.test(raw) || n < min || (max !== undefined && n > max)) {
-		throw validation(`${name} must be a whole number ${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`}`, { field: name });
+		throw validation(
+			`${name} must be a whole number ${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`}`,
+			{ field: name },
+		);
 	}
 	return n;
 }
@@ -38,7 +47,8 @@ export const promoRoutes: Route[] = [
 		scope: 'promo:read',
 		handler: ({ store, params }) => {
 			const code = params.code;
-			if (!code.trim() || code.length > 255) throw validation('code must be 1 to 255 characters', { field: 'code' });
+			if (!code.trim() || code.length > 255)
+				throw validation('code must be 1 to 255 characters', { field: 'code' });
 			for (const pool of store.promoPools.values()) {
 				const row = pool.byCode.get(code);
 				if (!row?.customer_id) continue;
@@ -58,7 +68,10 @@ export const promoRoutes: Route[] = [
 					},
 				};
 			}
-			throw new ApiError(404, 'not_found', `No issued code "${code}" in any pool`, { resource: 'promo code', code });
+			throw new ApiError(404, 'not_found', `No issued code "${code}" in any pool`, {
+				resource: 'promo code',
+				code,
+			});
 		},
 	},
 	{
@@ -67,8 +80,16 @@ export const promoRoutes: Route[] = [
 		scope: 'promo:read',
 		handler: ({ store, query }) => {
 			const agentId = query.get('agent_id');
-			if (agentId !== null && !isUuid(agentId)) throw validation('agent_id must be a UUID', { field: 'agent_id' });
-			return { status: 200, body: { pools: [...store.promoPools.values()].filter((p) => !agentId || p.agent_id === agentId).map(poolOut) } };
+			if (agentId !== null && !isUuid(agentId))
+				throw validation('agent_id must be a UUID', { field: 'agent_id' });
+			return {
+				status: 200,
+				body: {
+					pools: [...store.promoPools.values()]
+						.filter((p) => !agentId || p.agent_id === agentId)
+						.map(poolOut),
+				},
+			};
 		},
 	},
 	{
@@ -76,7 +97,10 @@ export const promoRoutes: Route[] = [
 		path: '/promo-pools/:pool_id',
 		scope: 'promo:read',
 		uuidParams: ['pool_id'],
-		handler: ({ store, params }) => ({ status: 200, body: poolOut(requirePool(store, params.pool_id)) }),
+		handler: ({ store, params }) => ({
+			status: 200,
+			body: poolOut(requirePool(store, params.pool_id)),
+		}),
 	},
 	{
 		method: 'PATCH',
@@ -88,17 +112,34 @@ export const promoRoutes: Route[] = [
 			const b = asBody(body);
 			for (const [field, value] of Object.entries(b)) {
 				const kind = PATCHABLE[field];
-				if (!kind) throw validation(`${field} cannot be set${['total', 'issued', 'remaining'].includes(field) ? ': counters are counted from the codes' : ''}`, { field });
+				if (!kind)
+					throw validation(
+						`${field} cannot be set${['total', 'issued', 'remaining'].includes(field) ? ': counters are counted from the codes' : ''}`,
+						{ field },
+					);
 				if (value === null) continue;
-				const ok = kind === 'boolean' ? typeof value === 'boolean' : kind === 'string' ? typeof value === 'string' : Number.isInteger(value);
-				if (!ok) throw validation(`${field} must be ${kind === 'integer' ? 'a whole number' : `a ${kind}`}`, { field });
-				if (field === 'low_threshold_pct' && ((value as number) < 0 || (value as number) > 100)) throw validation('low_threshold_pct must be 0 to 100', { field });
-				if (field === 'low_threshold_min' && (value as number) < 0) throw validation('low_threshold_min must be at least 0', { field });
-				if (field === 'title' && !(value as string).trim()) throw validation('title must not be empty', { field });
+				const ok =
+					kind === 'boolean'
+						? typeof value === 'boolean'
+						: kind === 'string'
+							? typeof value === 'string'
+							: Number.isInteger(value);
+				if (!ok)
+					throw validation(
+						`${field} must be ${kind === 'integer' ? 'a whole number' : `a ${kind}`}`,
+						{ field },
+					);
+				if (field === 'low_threshold_pct' && ((value as number) < 0 || (value as number) > 100))
+					throw validation('low_threshold_pct must be 0 to 100', { field });
+				if (field === 'low_threshold_min' && (value as number) < 0)
+					throw validation('low_threshold_min must be at least 0', { field });
+				if (field === 'title' && !(value as string).trim())
+					throw validation('title must not be empty', { field });
 			}
 			for (const [field, value] of Object.entries(b)) {
 				if (value !== null) (pool as unknown as Record<string, unknown>)[field] = value;
-				else if (field === 'description' || field === 'exhausted_instruction') (pool as unknown as Record<string, unknown>)[field] = null;
+				else if (field === 'description' || field === 'exhausted_instruction')
+					(pool as unknown as Record<string, unknown>)[field] = null;
 			}
 			return { status: 200, body: poolOut(pool) };
 		},
@@ -113,7 +154,8 @@ export const promoRoutes: Route[] = [
 			const limit = intParam(query, 'limit', 100, 1, 500);
 			const offset = intParam(query, 'offset', 0, 0);
 			const issuedOnlyRaw = query.get('issued_only');
-			if (issuedOnlyRaw !== null && !['true', 'false'].includes(issuedOnlyRaw)) throw validation('issued_only must be true or false', { field: 'issued_only' });
+			if (issuedOnlyRaw !== null && !['true', 'false'].includes(issuedOnlyRaw))
+				throw validation('issued_only must be true or false', { field: 'issued_only' });
 			const issuedOnly = issuedOnlyRaw === 'true';
 			const search = query.get('search');
 			const out = [];
@@ -136,13 +178,19 @@ export const promoRoutes: Route[] = [
 		path: '/promo-pools/:pool_id/codes',
 		scope: 'promo:write',
 		uuidParams: ['pool_id'],
-		handler: ({ store, params, body }) => ({ status: 200, body: upload(requirePool(store, params.pool_id), body) }),
+		handler: ({ store, params, body }) => ({
+			status: 200,
+			body: upload(requirePool(store, params.pool_id), body),
+		}),
 	},
 	{
 		method: 'POST',
 		path: '/promo-pools/:pool_id/codes/revoke',
 		scope: 'promo:write',
 		uuidParams: ['pool_id'],
-		handler: ({ store, params, body, sandbox }) => ({ status: 200, body: revoke(requirePool(store, params.pool_id), body, isoNow(sandbox.now())) }),
+		handler: ({ store, params, body, sandbox }) => ({
+			status: 200,
+			body: revoke(requirePool(store, params.pool_id), body, isoNow(sandbox.now())),
+		}),
 	},
 ];

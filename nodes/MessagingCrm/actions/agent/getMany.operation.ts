@@ -38,7 +38,7 @@ export const option: OperationOption = {
 	name: 'Get Many',
 	value: 'getMany',
 	action: 'Get many agents',
-	description: 'List the company\'s agents and their messengers. Scope: agents:read.',
+	description: "List the company's agents and their messengers. Scope: agents:read.",
 };
 
 export const description = updateDisplayOptions(
@@ -55,6 +55,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	let agents = await listAgents(this, itemIndex);
 	if (filters.activeOnly) agents = agents.filter((a) => a.is_active);
 	const messenger = filters.messenger?.trim().toLowerCase();
-	if (messenger) agents = agents.filter((a) => (a.messengers ?? []).some((m) => m.toLowerCase() === messenger));
+	if (messenger)
+		agents = agents.filter((a) => (a.messengers ?? []).some((m) => m.toLowerCase() === messenger));
 	return agents.slice(0, limit) as unknown as IDataObject[];
 }

@@ -12,9 +12,21 @@ export function codesInput(verb: string): INodeProperties[] {
 			type: 'options',
 			default: 'list',
 			options: [
-				{ name: 'List', value: 'list', description: 'Codes typed or mapped into one field, per input item' },
-				{ name: 'Field of Every Input Item', value: 'field', description: `All input items together: one ${verb}, not one per item` },
-				{ name: 'Binary File', value: 'binary', description: 'A CSV column or one code per line, per input item' },
+				{
+					name: 'List',
+					value: 'list',
+					description: 'Codes typed or mapped into one field, per input item',
+				},
+				{
+					name: 'Field of Every Input Item',
+					value: 'field',
+					description: `All input items together: one ${verb}, not one per item`,
+				},
+				{
+					name: 'Binary File',
+					value: 'binary',
+					description: 'A CSV column or one code per line, per input item',
+				},
 			],
 		},
 		{
@@ -34,7 +46,8 @@ export function codesInput(verb: string): INodeProperties[] {
 			type: 'string',
 			default: 'code',
 			required: true,
-			description: 'The field of each input item that holds a code (or a list of codes); dots reach nested fields',
+			description:
+				'The field of each input item that holds a code (or a list of codes); dots reach nested fields',
 			displayOptions: { show: { codesFrom: ['field'] } },
 		},
 		{
@@ -86,7 +99,12 @@ export function codesInput(verb: string): INodeProperties[] {
 }
 
 function fieldValue(json: IDataObject, path: string): unknown {
-	return path.split('.').reduce<unknown>((v, key) => (v && typeof v === 'object' ? (v as IDataObject)[key] : undefined), json);
+	return path
+		.split('.')
+		.reduce<unknown>(
+			(v, key) => (v && typeof v === 'object' ? (v as IDataObject)[key] : undefined),
+			json,
+		);
 }
 
 /** The codes of one input item for the "List" and "Binary File" modes, cleaned, before any request. */
@@ -96,15 +114,37 @@ export async function codesOfItem(ctx: IExecuteFunctions, itemIndex: number): Pr
 	let codes: string[] | null;
 	if (from === 'field') {
 		const path = String(ctx.getNodeParameter('codeField', itemIndex, '') ?? '').trim();
-		if (!path) throw invalidInput(node, itemIndex, 'Field Name', 'is empty', 'Enter the name of the field that holds the code.');
+		if (!path)
+			throw invalidInput(
+				node,
+				itemIndex,
+				'Field Name',
+				'is empty',
+				'Enter the name of the field that holds the code.',
+			);
 		const value = fieldValue(ctx.getInputData()[itemIndex]?.json ?? {}, path);
 		if (value === undefined || value === null) {
-			throw invalidInput(node, itemIndex, 'Field Name', `"${path}" is not in this item`, 'Check the field name against the input data.');
+			throw invalidInput(
+				node,
+				itemIndex,
+				'Field Name',
+				`"${path}" is not in this item`,
+				'Check the field name against the input data.',
+			);
 		}
 		codes = codesFromValue(value);
-		if (codes === null) throw invalidInput(node, itemIndex, path, 'holds neither a code nor a list of codes', 'Map text, a number or a list of those.');
+		if (codes === null)
+			throw invalidInput(
+				node,
+				itemIndex,
+				path,
+				'holds neither a code nor a list of codes',
+				'Map text, a number or a list of those.',
+			);
 	} else if (from === 'binary') {
-		const property = String(ctx.getNodeParameter('binaryPropertyName', itemIndex, 'data') ?? '').trim();
+		const property = String(
+			ctx.getNodeParameter('binaryPropertyName', itemIndex, 'data') ?? '',
+		).trim();
 		const item = ctx.getInputData()[itemIndex];
 		if (!property || !item?.binary?.[property]) {
 			const present = Object.keys(item?.binary ?? {});
@@ -113,32 +153,64 @@ export async function codesOfItem(ctx: IExecuteFunctions, itemIndex: number): Pr
 				itemIndex,
 				'Input Binary Field',
 				`"${property}" is not in this item`,
-				present.length ? `The item has binary fields: ${present.join(', ')}.` : 'The item has no binary data: read the file first (e.g. with Read/Write Files from Disk or an HTTP Request).',
+				present.length
+					? `The item has binary fields: ${present.join(', ')}.`
+					: 'The item has no binary data: read the file first (e.g. with Read/Write Files from Disk or an HTTP Request).',
 			);
 		}
 		const buffer = await ctx.helpers.getBinaryDataBuffer(itemIndex, property);
 		if (!looksLikeText(buffer)) {
-			throw invalidInput(node, itemIndex, 'Input Binary Field', `"${property}" is not a text file`, 'Give a CSV or a text file with one code per line, in UTF-8.');
+			throw invalidInput(
+				node,
+				itemIndex,
+				'Input Binary Field',
+				`"${property}" is not a text file`,
+				'Give a CSV or a text file with one code per line, in UTF-8.',
+			);
 		}
 		const text = buffer.toString('utf8');
-		if (ctx.getNodeParameter('fileFormat', itemIndex, 'csv') === 'lines') codes = codesFromText(text);
+		if (ctx.getNodeParameter('fileFormat', itemIndex, 'csv') === 'lines')
+			codes = codesFromText(text);
 		else {
 			const header = ctx.getNodeParameter('headerRow', itemIndex, true) as boolean;
 			const columnRaw = String(ctx.getNodeParameter('csvColumn', itemIndex, '') ?? '').trim();
 			const delimiter = String(ctx.getNodeParameter('csvDelimiter', itemIndex, '') ?? '');
 			const index = Number(columnRaw);
 			if (!header && (!Number.isInteger(index) || index < 1)) {
-				throw invalidInput(node, itemIndex, 'Column', `must be a position counted from 1 when there is no header row, got ${JSON.stringify(columnRaw)}`, 'Enter 1 for the first column.');
+				throw invalidInput(
+					node,
+					itemIndex,
+					'Column',
+					`must be a position counted from 1 when there is no header row, got ${JSON.stringify(columnRaw)}`,
+					'Enter 1 for the first column.',
+				);
 			}
-			const result = codesFromCsv(text, header ? { header: true, column: columnRaw } : { header: false, index }, delimiter || undefined);
+			const result = codesFromCsv(
+				text,
+				header ? { header: true, column: columnRaw } : { header: false, index },
+				delimiter || undefined,
+			);
 			if ('missing' in result) {
-				throw invalidInput(node, itemIndex, 'Column', `"${columnRaw}" does not exist in the file`, `The columns are: ${result.missing.join(', ') || '(none)'}.`);
+				throw invalidInput(
+					node,
+					itemIndex,
+					'Column',
+					`"${columnRaw}" does not exist in the file`,
+					`The columns are: ${result.missing.join(', ') || '(none)'}.`,
+				);
 			}
 			codes = result.codes;
 		}
 	} else {
 		codes = codesFromValue(ctx.getNodeParameter('codes', itemIndex, ''));
-		if (codes === null) throw invalidInput(node, itemIndex, 'Codes', 'holds neither text nor a list of codes', 'Type one code per line, or map a list.');
+		if (codes === null)
+			throw invalidInput(
+				node,
+				itemIndex,
+				'Codes',
+				'holds neither text nor a list of codes',
+				'Type one code per line, or map a list.',
+			);
 	}
 	return codes;
 }

@@ -1,4 +1,8 @@
-import type { IExecuteFunctions, INodeParameterResourceLocator, INodeProperties } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeParameterResourceLocator,
+	INodeProperties,
+} from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { optionalEmail, optionalPhone } from '../../helpers/bounds';
@@ -21,41 +25,86 @@ export const customerLocator: INodeProperties = {
 			name: 'id',
 			type: 'string',
 			placeholder: 'e.g. 3f1c0a52-5d2e-4a7b-9c41-0e8d2b6f7a10',
-			validation: [{ type: 'regex', properties: { regex: UUID_PATTERN, errorMessage: 'Not a customer ID (a UUID)' } }],
+			validation: [
+				{
+					type: 'regex',
+					properties: { regex: UUID_PATTERN, errorMessage: 'Not a customer ID (a UUID)' },
+				},
+			],
 		},
 		{ displayName: 'By Phone', name: 'phone', type: 'string', placeholder: 'e.g. +15551234567' },
-		{ displayName: 'By Email', name: 'email', type: 'string', placeholder: 'e.g. name@example.com' },
+		{
+			displayName: 'By Email',
+			name: 'email',
+			type: 'string',
+			placeholder: 'e.g. name@example.com',
+		},
 		{
 			displayName: 'By Messenger',
 			name: 'messenger',
 			type: 'string',
 			placeholder: 'e.g. telegram:123456789',
-			hint: 'The messenger type, a colon, and the customer\'s ID in that messenger',
+			hint: "The messenger type, a colon, and the customer's ID in that messenger",
 		},
 	],
 };
 
 /** Builds the lookup query for a locator mode, checking the value before any request. */
-export function lookupQuery(ctx: NodeContext, itemIndex: number, mode: string, value: unknown, field = 'Customer'): LookupQuery {
+export function lookupQuery(
+	ctx: NodeContext,
+	itemIndex: number,
+	mode: string,
+	value: unknown,
+	field = 'Customer',
+): LookupQuery {
 	if (mode === 'phone') {
 		const phone = optionalPhone(ctx, itemIndex, field, value);
-		if (!phone) throw invalidInput(ctx.getNode(), itemIndex, field, 'has no phone number', 'Enter or map a phone number such as +15551234567.');
+		if (!phone)
+			throw invalidInput(
+				ctx.getNode(),
+				itemIndex,
+				field,
+				'has no phone number',
+				'Enter or map a phone number such as +15551234567.',
+			);
 		return { phone };
 	}
 	if (mode === 'email') {
 		const email = optionalEmail(ctx, itemIndex, field, value);
-		if (!email) throw invalidInput(ctx.getNode(), itemIndex, field, 'has no email address', 'Enter or map an email address.');
+		if (!email)
+			throw invalidInput(
+				ctx.getNode(),
+				itemIndex,
+				field,
+				'has no email address',
+				'Enter or map an email address.',
+			);
 		return { email };
 	}
 	if (mode === 'messenger') {
 		const text = typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
 		const colon = text.indexOf(':');
 		if (colon < 1 || colon === text.length - 1) {
-			throw invalidInput(ctx.getNode(), itemIndex, field, `must be "type:id", got ${JSON.stringify(text.slice(0, 60))}`, 'Write the messenger type and the customer\'s ID in it, for example telegram:123456789.');
+			throw invalidInput(
+				ctx.getNode(),
+				itemIndex,
+				field,
+				`must be "type:id", got ${JSON.stringify(text.slice(0, 60))}`,
+				"Write the messenger type and the customer's ID in it, for example telegram:123456789.",
+			);
 		}
-		return { messenger_type: text.slice(0, colon).trim(), messenger_id: text.slice(colon + 1).trim() };
+		return {
+			messenger_type: text.slice(0, colon).trim(),
+			messenger_id: text.slice(colon + 1).trim(),
+		};
 	}
-	throw invalidInput(ctx.getNode(), itemIndex, field, `has an unknown mode "${mode}"`, 'Choose By ID, By Phone, By Email or By Messenger.');
+	throw invalidInput(
+		ctx.getNode(),
+		itemIndex,
+		field,
+		`has an unknown mode "${mode}"`,
+		'Choose By ID, By Phone, By Email or By Messenger.',
+	);
 }
 
 function describeQuery(query: LookupQuery): string {
@@ -67,13 +116,26 @@ function describeQuery(query: LookupQuery): string {
 /** A customer locator checked locally: an ID, or the lookup that will find it. */
 export type CustomerRef = { id: string } | { query: LookupQuery };
 
-export function customerRef(ctx: IExecuteFunctions, itemIndex: number, parameter = 'customerId', field = 'Customer'): CustomerRef {
-	const locator = ctx.getNodeParameter(parameter, itemIndex) as INodeParameterResourceLocator | string;
-	const { mode, value } = typeof locator === 'object' && locator !== null ? locator : { mode: 'id', value: locator };
+export function customerRef(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	parameter = 'customerId',
+	field = 'Customer',
+): CustomerRef {
+	const locator = ctx.getNodeParameter(parameter, itemIndex) as
+		INodeParameterResourceLocator | string;
+	const { mode, value } =
+		typeof locator === 'object' && locator !== null ? locator : { mode: 'id', value: locator };
 	if (mode === 'id' || mode === 'list') {
 		const id = typeof value === 'string' ? value.trim() : value;
 		if (!isUuid(id)) {
-			throw invalidInput(ctx.getNode(), itemIndex, field, `must be a customer ID (a UUID), got ${JSON.stringify(String(id ?? '').slice(0, 60))}`, 'Map the customer\'s ID, or switch the field to By Phone, By Email or By Messenger.');
+			throw invalidInput(
+				ctx.getNode(),
+				itemIndex,
+				field,
+				`must be a customer ID (a UUID), got ${JSON.stringify(String(id ?? '').slice(0, 60))}`,
+				"Map the customer's ID, or switch the field to By Phone, By Email or By Messenger.",
+			);
 		}
 		return { id };
 	}
@@ -81,20 +143,33 @@ export function customerRef(ctx: IExecuteFunctions, itemIndex: number, parameter
 }
 
 /** The customer's ID for a locator parameter, looking it up when it is not given by ID. */
-export async function resolveCustomerId(ctx: IExecuteFunctions, itemIndex: number, parameter = 'customerId'): Promise<string> {
+export async function resolveCustomerId(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	parameter = 'customerId',
+): Promise<string> {
 	return await resolveRef(ctx, itemIndex, customerRef(ctx, itemIndex, parameter));
 }
 
 /** Resolves a locally checked reference (one lookup when it is not an ID). */
-export async function resolveRef(ctx: IExecuteFunctions, itemIndex: number, ref: CustomerRef): Promise<string> {
+export async function resolveRef(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	ref: CustomerRef,
+): Promise<string> {
 	if ('id' in ref) return ref.id;
 	const { query } = ref;
 	const customer = await lookupCustomer(ctx, query, itemIndex);
 	if (!customer || typeof customer.id !== 'string') {
-		throw new NodeOperationError(ctx.getNode(), `Item ${itemIndex + 1}: no customer with ${describeQuery(query)}`, {
-			itemIndex,
-			description: 'Check the value, or create the customer first with Customer → Create or Update.',
-		});
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`Item ${itemIndex + 1}: no customer with ${describeQuery(query)}`,
+			{
+				itemIndex,
+				description:
+					'Check the value, or create the customer first with Customer → Create or Update.',
+			},
+		);
 	}
 	return customer.id;
 }

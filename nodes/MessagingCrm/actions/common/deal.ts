@@ -31,21 +31,44 @@ export const dealSelector: INodeProperties[] = [
 		displayOptions: { show: { dealBy: ['id'] } },
 	},
 	{ ...customerLocator, displayOptions: { show: { dealBy: ['customer'] } } },
-	pipelineSelect({ description: 'The pipeline whose active deal is meant. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.', typeOptions: { loadOptionsMethod: 'getPipelines' }, required: true, displayOptions: { show: { dealBy: ['customer'] } } }),
+	pipelineSelect({
+		description:
+			'The pipeline whose active deal is meant. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+		typeOptions: { loadOptionsMethod: 'getPipelines' },
+		required: true,
+		displayOptions: { show: { dealBy: ['customer'] } },
+	}),
 ];
 
 export async function resolveDealId(ctx: IExecuteFunctions, itemIndex: number): Promise<string> {
 	const by = ctx.getNodeParameter('dealBy', itemIndex, 'id') as string;
-	if (by === 'id') return uuidParam(ctx, ctx.getNodeParameter('dealId', itemIndex, ''), itemIndex, 'Deal ID', true) as string;
-	const pipelineId = uuidParam(ctx, ctx.getNodeParameter('pipelineId', itemIndex, ''), itemIndex, 'Pipeline', true) as string;
+	if (by === 'id')
+		return uuidParam(
+			ctx,
+			ctx.getNodeParameter('dealId', itemIndex, ''),
+			itemIndex,
+			'Deal ID',
+			true,
+		) as string;
+	const pipelineId = uuidParam(
+		ctx,
+		ctx.getNodeParameter('pipelineId', itemIndex, ''),
+		itemIndex,
+		'Pipeline',
+		true,
+	) as string;
 	const customerId = await resolveCustomerId(ctx, itemIndex);
 	const { deals } = await customerDeals(ctx, customerId, { pipelineId, itemIndex });
 	const active = deals.find((d) => !isClosed(d));
 	if (!active || typeof active.id !== 'string') {
-		throw new NodeOperationError(ctx.getNode(), `Item ${itemIndex + 1}: the customer has no active deal in pipeline ${pipelineId}`, {
-			itemIndex,
-			description: 'Create one with Deal → Create, or pick the deal by its ID.',
-		});
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`Item ${itemIndex + 1}: the customer has no active deal in pipeline ${pipelineId}`,
+			{
+				itemIndex,
+				description: 'Create one with Deal → Create, or pick the deal by its ID.',
+			},
+		);
 	}
 	return active.id;
 }

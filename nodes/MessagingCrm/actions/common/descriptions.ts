@@ -27,7 +27,13 @@ export function limitOf(ctx: IExecuteFunctions, itemIndex: number): number {
 	if (ctx.getNodeParameter('returnAll', itemIndex, true) === true) return Infinity;
 	const limit = ctx.getNodeParameter('limit', itemIndex, 50) as number;
 	if (!Number.isInteger(limit) || limit < 1) {
-		throw invalidInput(ctx.getNode(), itemIndex, 'Limit', `must be a whole number of at least 1, got ${String(limit)}`, 'Set Limit to 1 or more, or turn on Return All.');
+		throw invalidInput(
+			ctx.getNode(),
+			itemIndex,
+			'Limit',
+			`must be a whole number of at least 1, got ${String(limit)}`,
+			'Set Limit to 1 or more, or turn on Return All.',
+		);
 	}
 	return limit;
 }

@@ -20,21 +20,36 @@ function runPrefix(ctx: IExecuteFunctions): string {
 	let prefix = runPrefixes.get(ctx);
 	if (prefix === undefined) {
 		const runIndex = ctx.getWorkflowDataProxy(0).$runIndex;
-		prefix = [ctx.getWorkflow().id ?? '', ctx.getExecutionId(), ctx.getNode().id, runIndex].join(':');
+		prefix = [ctx.getWorkflow().id ?? '', ctx.getExecutionId(), ctx.getNode().id, runIndex].join(
+			':',
+		);
 		runPrefixes.set(ctx, prefix);
 	}
 	return prefix;
 }
 
 /** The user's key from the node's options, or one derived from the execution, node, run and item. */
-export function idempotencyKey(ctx: IExecuteFunctions, itemIndex: number, custom: unknown, purpose: string): string {
+export function idempotencyKey(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	custom: unknown,
+	purpose: string,
+): string {
 	if (typeof custom === 'string' && custom.trim() !== '') {
 		const key = custom.trim();
 		if (key.length > 255) {
-			throw invalidInput(ctx.getNode(), itemIndex, 'Idempotency Key', 'is longer than 255 characters', 'Use a shorter key, for example an ID or a hash of the submission.');
+			throw invalidInput(
+				ctx.getNode(),
+				itemIndex,
+				'Idempotency Key',
+				'is longer than 255 characters',
+				'Use a shorter key, for example an ID or a hash of the submission.',
+			);
 		}
 		return key;
 	}
-	const digest = createHash('sha256').update(`${runPrefix(ctx)}:${itemIndex}:${purpose}`).digest('hex');
+	const digest = createHash('sha256')
+		.update(`${runPrefix(ctx)}:${itemIndex}:${purpose}`)
+		.digest('hex');
 	return `n8n-${digest.slice(0, 40)}`;
 }

@@ -1,4 +1,8 @@
-import type { IExecuteFunctions, INodeParameterResourceLocator, INodeProperties } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeParameterResourceLocator,
+	INodeProperties,
+} from 'n8n-workflow';
 
 import { UUID_PATTERN, uuidParam } from '../../helpers/validate';
 
@@ -22,13 +26,19 @@ export const poolLocator: INodeProperties = {
 			name: 'id',
 			type: 'string',
 			placeholder: 'e.g. 3f1c0a52-5d2e-4a7b-9c41-0e8d2b6f7a10',
-			validation: [{ type: 'regex', properties: { regex: UUID_PATTERN, errorMessage: 'Not a pool ID (a UUID)' } }],
+			validation: [
+				{
+					type: 'regex',
+					properties: { regex: UUID_PATTERN, errorMessage: 'Not a pool ID (a UUID)' },
+				},
+			],
 		},
 	],
 };
 
 export function resolvePoolId(ctx: IExecuteFunctions, itemIndex: number): string {
-	const locator = ctx.getNodeParameter('poolId', itemIndex) as INodeParameterResourceLocator | string;
+	const locator = ctx.getNodeParameter('poolId', itemIndex) as
+		INodeParameterResourceLocator | string;
 	const value = typeof locator === 'object' && locator !== null ? locator.value : locator;
 	return uuidParam(ctx, value, itemIndex, 'Promo Pool', true) as string;
 }

@@ -14,9 +14,17 @@ export function templateFields(prefix: string, show: IDataObject): INodeProperti
 			default: '',
 			required: true,
 			displayOptions,
-			description: 'An APPROVED template of the agent. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+			description:
+				'An APPROVED template of the agent. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 		},
-		{ displayName: 'Template Language', name: `${prefix}Language`, type: 'string', default: 'en', displayOptions, placeholder: 'e.g. en' },
+		{
+			displayName: 'Template Language',
+			name: `${prefix}Language`,
+			type: 'string',
+			default: 'en',
+			displayOptions,
+			placeholder: 'e.g. en',
+		},
 		{
 			displayName: 'Template Variables',
 			name: `${prefix}Variables`,
@@ -26,20 +34,61 @@ export function templateFields(prefix: string, show: IDataObject): INodeProperti
 			default: {},
 			displayOptions,
 			description: 'The values of {{1}}, {{2}} … in order',
-			options: [{ displayName: 'Variable', name: 'variable', values: [{ displayName: 'Value', name: 'value', type: 'string', default: '' }] }],
+			options: [
+				{
+					displayName: 'Variable',
+					name: 'variable',
+					values: [{ displayName: 'Value', name: 'value', type: 'string', default: '' }],
+				},
+			],
 		},
-		{ displayName: 'Button Parameter', name: `${prefix}ButtonParam`, type: 'string', default: '', displayOptions, description: 'The dynamic part of the template\'s button, if it has one' },
+		{
+			displayName: 'Button Parameter',
+			name: `${prefix}ButtonParam`,
+			type: 'string',
+			default: '',
+			displayOptions,
+			description: "The dynamic part of the template's button, if it has one",
+		},
 	];
 }
 
 /** The `TemplateSendIn` object for the fields of `prefix`. */
-export function readTemplate(ctx: IExecuteFunctions, itemIndex: number, prefix: string, label: string): IDataObject {
+export function readTemplate(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	prefix: string,
+	label: string,
+): IDataObject {
 	const name = String(ctx.getNodeParameter(`${prefix}Name`, itemIndex, '') ?? '').trim();
-	if (!name) throw invalidInput(ctx.getNode(), itemIndex, `${label} Name`, 'is empty', 'Pick an approved template from the list.');
+	if (!name)
+		throw invalidInput(
+			ctx.getNode(),
+			itemIndex,
+			`${label} Name`,
+			'is empty',
+			'Pick an approved template from the list.',
+		);
 	const lang = String(ctx.getNodeParameter(`${prefix}Language`, itemIndex, 'en') ?? '').trim();
-	if (!lang) throw invalidInput(ctx.getNode(), itemIndex, `${label} Language`, 'is empty', 'Enter the template\'s language code, for example en.');
-	const rows = (ctx.getNodeParameter(`${prefix}Variables`, itemIndex, {}) as { variable?: Array<{ value?: unknown }> }).variable ?? [];
-	const template: IDataObject = { name, lang, variables: rows.map((r) => (r.value === undefined || r.value === null ? '' : r.value)) };
+	if (!lang)
+		throw invalidInput(
+			ctx.getNode(),
+			itemIndex,
+			`${label} Language`,
+			'is empty',
+			"Enter the template's language code, for example en.",
+		);
+	const rows =
+		(
+			ctx.getNodeParameter(`${prefix}Variables`, itemIndex, {}) as {
+				variable?: Array<{ value?: unknown }>;
+			}
+		).variable ?? [];
+	const template: IDataObject = {
+		name,
+		lang,
+		variables: rows.map((r) => (r.value === undefined || r.value === null ? '' : r.value)),
+	};
 	const button = String(ctx.getNodeParameter(`${prefix}ButtonParam`, itemIndex, '') ?? '').trim();
 	if (button) template.button_param = button;
 	return template;

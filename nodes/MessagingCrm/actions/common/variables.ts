@@ -3,7 +3,16 @@ import { jsonParse } from 'n8n-workflow';
 
 import { invalidInput } from '../../helpers/validate';
 
-export const VARIABLE_TYPES = ['text', 'select', 'number', 'date', 'datetime', 'time', 'phone', 'email'];
+export const VARIABLE_TYPES = [
+	'text',
+	'select',
+	'number',
+	'date',
+	'datetime',
+	'time',
+	'phone',
+	'email',
+];
 
 /**
  * The variables editor: rows of name, value, optional type and list mode, or a JSON object for
@@ -11,14 +20,30 @@ export const VARIABLE_TYPES = ['text', 'select', 'number', 'date', 'datetime', '
  */
 const INPUT_MODES = [
 	{ name: 'Using Fields Below', value: 'fields', description: 'One row per variable' },
-	{ name: 'Using JSON', value: 'json', description: 'An object from variable name to value, for mapped data' },
+	{
+		name: 'Using JSON',
+		value: 'json',
+		description: 'An object from variable name to value, for mapped data',
+	},
 ];
 
 export function variablesEditor(withNone: boolean): INodeProperties[] {
 	// Two literal defaults: the linter checks that a default is written out.
 	const input: INodeProperties = withNone
-		? { displayName: 'Variables', name: 'variablesInput', type: 'options', default: 'none', options: [{ name: 'None', value: 'none' }, ...INPUT_MODES] }
-		: { displayName: 'Variables', name: 'variablesInput', type: 'options', default: 'fields', options: INPUT_MODES };
+		? {
+				displayName: 'Variables',
+				name: 'variablesInput',
+				type: 'options',
+				default: 'none',
+				options: [{ name: 'None', value: 'none' }, ...INPUT_MODES],
+			}
+		: {
+				displayName: 'Variables',
+				name: 'variablesInput',
+				type: 'options',
+				default: 'fields',
+				options: INPUT_MODES,
+			};
 	return [
 		input,
 		{
@@ -41,8 +66,16 @@ export function variablesEditor(withNone: boolean): INodeProperties[] {
 							default: 'set',
 							options: [
 								{ name: 'Set Value', value: 'set' },
-								{ name: 'Delete Variable', value: 'delete', description: 'Sends null: the variable is removed' },
-								{ name: 'Clear Value', value: 'clear', description: 'Sends {"value": null}: the value is emptied, the field stays' },
+								{
+									name: 'Delete Variable',
+									value: 'delete',
+									description: 'Sends null: the variable is removed',
+								},
+								{
+									name: 'Clear Value',
+									value: 'clear',
+									description: 'Sends {"value": null}: the value is emptied, the field stays',
+								},
 							],
 						},
 						{
@@ -53,11 +86,22 @@ export function variablesEditor(withNone: boolean): INodeProperties[] {
 							displayOptions: { show: { change: ['set'] } },
 							options: [
 								{ name: 'Replace', value: 'replace' },
-								{ name: 'Append to List', value: 'append', description: 'Adds elements not yet in the list, keeping order' },
+								{
+									name: 'Append to List',
+									value: 'append',
+									description: 'Adds elements not yet in the list, keeping order',
+								},
 								{ name: 'Remove From List', value: 'remove' },
 							],
 						},
-						{ displayName: 'Name', name: 'name', type: 'string', default: '', required: true, placeholder: 'e.g. plan' },
+						{
+							displayName: 'Name',
+							name: 'name',
+							type: 'string',
+							default: '',
+							required: true,
+							placeholder: 'e.g. plan',
+						},
 						{
 							displayName: 'Type',
 							name: 'type',
@@ -66,9 +110,13 @@ export function variablesEditor(withNone: boolean): INodeProperties[] {
 							displayOptions: { show: { change: ['set'] } },
 							options: [
 								{ name: 'Keep Existing or From Value', value: '' },
-								...VARIABLE_TYPES.map((t) => ({ name: t.charAt(0).toUpperCase() + t.slice(1), value: t })),
+								...VARIABLE_TYPES.map((t) => ({
+									name: t.charAt(0).toUpperCase() + t.slice(1),
+									value: t,
+								})),
 							],
-							description: 'Leave as is to keep an existing variable\'s type; a new one takes it from the value (a number gives Number, text gives Text)',
+							description:
+								"Leave as is to keep an existing variable's type; a new one takes it from the value (a number gives Number, text gives Text)",
 						},
 						{
 							displayName: 'Value',
@@ -76,7 +124,8 @@ export function variablesEditor(withNone: boolean): INodeProperties[] {
 							type: 'string',
 							default: '',
 							displayOptions: { show: { change: ['set'] } },
-							description: 'Typed text stays text even when it looks like a number; map a number (or pick the Number type) to store a number. Dates may be written day.month.year.',
+							description:
+								'Typed text stays text even when it looks like a number; map a number (or pick the Number type) to store a number. Dates may be written day.month.year.',
 						},
 						{
 							displayName: 'Value Is a List',
@@ -84,7 +133,8 @@ export function variablesEditor(withNone: boolean): INodeProperties[] {
 							type: 'boolean',
 							default: false,
 							displayOptions: { show: { change: ['set'] } },
-							description: 'Whether the value holds several elements separated by commas (or is a mapped array)',
+							description:
+								'Whether the value holds several elements separated by commas (or is a mapped array)',
 						},
 					],
 				},
@@ -96,12 +146,20 @@ export function variablesEditor(withNone: boolean): INodeProperties[] {
 			type: 'json',
 			default: '{\n  "plan": "pro",\n  "seats": 5\n}',
 			displayOptions: { show: { variablesInput: ['json'] } },
-			description: 'Name to value. A value is text, a number, true/false, a list, null (deletes the variable) or {"value": …, "type": …, "mode": "replace|append|remove"}.',
+			description:
+				'Name to value. A value is text, a number, true/false, a list, null (deletes the variable) or {"value": …, "type": …, "mode": "replace|append|remove"}.',
 		},
 	];
 }
 
-type Row = { name?: string; change?: string; value?: unknown; isList?: boolean; type?: string; mode?: string };
+type Row = {
+	name?: string;
+	change?: string;
+	value?: unknown;
+	isList?: boolean;
+	type?: string;
+	mode?: string;
+};
 
 function isScalar(value: unknown): boolean {
 	return value === null || ['string', 'number', 'boolean'].includes(typeof value);
@@ -109,7 +167,13 @@ function isScalar(value: unknown): boolean {
 
 function checkValue(ctx: IExecuteFunctions, itemIndex: number, name: string, value: unknown): void {
 	const fail = (problem: string) =>
-		invalidInput(ctx.getNode(), itemIndex, `Variables → ${name}`, problem, 'A value is text, a number, true/false, a list of those, null, or {"value", "type", "mode"}.');
+		invalidInput(
+			ctx.getNode(),
+			itemIndex,
+			`Variables → ${name}`,
+			problem,
+			'A value is text, a number, true/false, a list of those, null, or {"value", "type", "mode"}.',
+		);
 	if (isScalar(value)) return;
 	if (Array.isArray(value)) {
 		if (!value.every(isScalar)) throw fail('is a list with nested objects or lists');
@@ -118,9 +182,12 @@ function checkValue(ctx: IExecuteFunctions, itemIndex: number, name: string, val
 	if (typeof value !== 'object') throw fail(`has an unsupported value of type ${typeof value}`);
 	const { value: inner, type, mode, ...rest } = value as IDataObject;
 	if (Object.keys(rest).length) throw fail(`has unknown field(s) ${Object.keys(rest).join(', ')}`);
-	if (type !== undefined && !VARIABLE_TYPES.includes(String(type))) throw fail(`has type "${String(type)}"; use one of ${VARIABLE_TYPES.join(', ')}`);
-	if (mode !== undefined && !['replace', 'append', 'remove'].includes(String(mode))) throw fail(`has mode "${String(mode)}"; use replace, append or remove`);
-	if (!isScalar(inner) && !(Array.isArray(inner) && inner.every(isScalar))) throw fail('has a value that is not text, a number, true/false or a list of those');
+	if (type !== undefined && !VARIABLE_TYPES.includes(String(type)))
+		throw fail(`has type "${String(type)}"; use one of ${VARIABLE_TYPES.join(', ')}`);
+	if (mode !== undefined && !['replace', 'append', 'remove'].includes(String(mode)))
+		throw fail(`has mode "${String(mode)}"; use replace, append or remove`);
+	if (!isScalar(inner) && !(Array.isArray(inner) && inner.every(isScalar)))
+		throw fail('has a value that is not text, a number, true/false or a list of those');
 }
 
 /** The variables map of the request, in short form where only a value is given, full form otherwise. */
@@ -135,24 +202,58 @@ export function readVariables(ctx: IExecuteFunctions, itemIndex: number): IDataO
 			try {
 				parsed = jsonParse(raw);
 			} catch {
-				throw invalidInput(ctx.getNode(), itemIndex, 'Variables (JSON)', 'is not valid JSON', 'Write an object such as {"plan": "pro"}.');
+				throw invalidInput(
+					ctx.getNode(),
+					itemIndex,
+					'Variables (JSON)',
+					'is not valid JSON',
+					'Write an object such as {"plan": "pro"}.',
+				);
 			}
 		}
 		if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-			throw invalidInput(ctx.getNode(), itemIndex, 'Variables (JSON)', 'must be an object from variable name to value', 'Write an object such as {"plan": "pro"}.');
+			throw invalidInput(
+				ctx.getNode(),
+				itemIndex,
+				'Variables (JSON)',
+				'must be an object from variable name to value',
+				'Write an object such as {"plan": "pro"}.',
+			);
 		}
 		for (const [name, value] of Object.entries(parsed as IDataObject)) {
-			if (!name.trim()) throw invalidInput(ctx.getNode(), itemIndex, 'Variables (JSON)', 'has an empty variable name', 'Give every variable a name.');
+			if (!name.trim())
+				throw invalidInput(
+					ctx.getNode(),
+					itemIndex,
+					'Variables (JSON)',
+					'has an empty variable name',
+					'Give every variable a name.',
+				);
 			checkValue(ctx, itemIndex, name, value);
 			out[name] = value;
 		}
 		return out;
 	}
-	const rows = ((ctx.getNodeParameter('variablesUi', itemIndex, {}) as { variable?: Row[] }).variable ?? []) as Row[];
+	const rows = ((ctx.getNodeParameter('variablesUi', itemIndex, {}) as { variable?: Row[] })
+		.variable ?? []) as Row[];
 	rows.forEach((row, i) => {
 		const name = typeof row.name === 'string' ? row.name.trim() : '';
-		if (!name) throw invalidInput(ctx.getNode(), itemIndex, `Variables → row ${i + 1} → Name`, 'is empty', 'Give every variable a name, or remove the row.');
-		if (name in out) throw invalidInput(ctx.getNode(), itemIndex, `Variables → ${name}`, 'appears twice', 'Keep one row per variable.');
+		if (!name)
+			throw invalidInput(
+				ctx.getNode(),
+				itemIndex,
+				`Variables → row ${i + 1} → Name`,
+				'is empty',
+				'Give every variable a name, or remove the row.',
+			);
+		if (name in out)
+			throw invalidInput(
+				ctx.getNode(),
+				itemIndex,
+				`Variables → ${name}`,
+				'appears twice',
+				'Keep one row per variable.',
+			);
 		if (row.change === 'delete') {
 			out[name] = null;
 			return;
@@ -171,14 +272,21 @@ export function readVariables(ctx: IExecuteFunctions, itemIndex: number): IDataO
 		checkValue(ctx, itemIndex, name, value);
 		const type = row.type ?? '';
 		const mode = row.mode ?? 'replace';
-		out[name] = type === '' && mode === 'replace' ? (value as IDataObject[keyof IDataObject]) : { value, ...(type ? { type } : {}), mode };
+		out[name] =
+			type === '' && mode === 'replace'
+				? (value as IDataObject[keyof IDataObject])
+				: { value, ...(type ? { type } : {}), mode };
 	});
 	return out;
 }
 
 /** The API's variable list as one item: name to value (lists as arrays), with the full list kept. */
-export function variablesItem(owner: Record<string, string>, variables: IDataObject[]): IDataObject {
+export function variablesItem(
+	owner: Record<string, string>,
+	variables: IDataObject[],
+): IDataObject {
 	const values: IDataObject = {};
-	for (const v of variables) values[String(v.name)] = (v.is_list ? v.value_list : v.value) as IDataObject[keyof IDataObject];
+	for (const v of variables)
+		values[String(v.name)] = (v.is_list ? v.value_list : v.value) as IDataObject[keyof IDataObject];
 	return { ...owner, values, variables };
 }

@@ -21,13 +21,23 @@ export const option: OperationOption = {
 	name: 'Open',
 	value: 'open',
 	action: 'Open a conversation',
-	description: 'Open a dialog with a customer on an agent without messaging them, or get the open one. Scope: customers:write.',
+	description:
+		'Open a dialog with a customer on an agent without messaging them, or get the open one. Scope: customers:write.',
 };
 
-export const description = updateDisplayOptions({ show: { resource: ['conversation'], operation: ['open'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['conversation'], operation: ['open'] } },
+	properties,
+);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const agentId = uuidParam(this, this.getNodeParameter('agentId', itemIndex, ''), itemIndex, 'Agent', false);
+	const agentId = uuidParam(
+		this,
+		this.getNodeParameter('agentId', itemIndex, ''),
+		itemIndex,
+		'Agent',
+		false,
+	);
 	const customerId = await resolveCustomerId(this, itemIndex);
 	const { status, body } = await apiRequest<IDataObject>(this, {
 		method: 'POST',
@@ -38,5 +48,12 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		scope: 'customers:write',
 		itemIndex,
 	});
-	return [{ ...body, created: body.created ?? status === 201, customer_blocked: body.customer_blocked ?? false, customer_id: customerId }];
+	return [
+		{
+			...body,
+			created: body.created ?? status === 201,
+			customer_blocked: body.customer_blocked ?? false,
+			customer_id: customerId,
+		},
+	];
 }

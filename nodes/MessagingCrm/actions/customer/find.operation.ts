@@ -18,10 +18,41 @@ const properties: INodeProperties[] = [
 			{ name: 'Messenger Identity', value: 'messenger' },
 		],
 	},
-	{ displayName: 'Phone', name: 'phone', type: 'string', default: '', required: true, placeholder: 'e.g. +15551234567', displayOptions: { show: { findBy: ['phone'] } } },
-	{ displayName: 'Email', name: 'email', type: 'string', default: '', required: true, placeholder: 'name@email.com', displayOptions: { show: { findBy: ['email'] } } },
-	{ displayName: 'Messenger Type', name: 'messengerType', type: 'options', options: MESSENGER_TYPE_OPTIONS, default: 'telegram', displayOptions: { show: { findBy: ['messenger'] } } },
-	{ displayName: 'ID in the Messenger', name: 'messengerId', type: 'string', default: '', required: true, placeholder: 'e.g. 123456789', displayOptions: { show: { findBy: ['messenger'] } } },
+	{
+		displayName: 'Phone',
+		name: 'phone',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. +15551234567',
+		displayOptions: { show: { findBy: ['phone'] } },
+	},
+	{
+		displayName: 'Email',
+		name: 'email',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'name@email.com',
+		displayOptions: { show: { findBy: ['email'] } },
+	},
+	{
+		displayName: 'Messenger Type',
+		name: 'messengerType',
+		type: 'options',
+		options: MESSENGER_TYPE_OPTIONS,
+		default: 'telegram',
+		displayOptions: { show: { findBy: ['messenger'] } },
+	},
+	{
+		displayName: 'ID in the Messenger',
+		name: 'messengerId',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. 123456789',
+		displayOptions: { show: { findBy: ['messenger'] } },
+	},
 	{
 		displayName: 'Options',
 		name: 'options',
@@ -34,7 +65,8 @@ const properties: INodeProperties[] = [
 				name: 'failIfNotFound',
 				type: 'boolean',
 				default: false,
-				description: 'Whether to fail the item when nobody matches, instead of giving no item for it',
+				description:
+					'Whether to fail the item when nobody matches, instead of giving no item for it',
 			},
 		],
 	},
@@ -48,7 +80,10 @@ export const option: OperationOption = {
 	description: 'Look a customer up by phone, email or messenger identity. Scope: customers:read.',
 };
 
-export const description = updateDisplayOptions({ show: { resource: ['customer'], operation: ['find'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['customer'], operation: ['find'] } },
+	properties,
+);
 
 /** Reads: several items at once. */
 export const concurrency = 8;

@@ -11,16 +11,25 @@ export const option: OperationOption = {
 	name: 'Get',
 	value: 'get',
 	action: 'Get a customer',
-	description: 'Get a customer with their current stage, messengers and deal. Scope: customers:read.',
+	description:
+		'Get a customer with their current stage, messengers and deal. Scope: customers:read.',
 };
 
-export const description = updateDisplayOptions({ show: { resource: ['customer'], operation: ['get'] } }, [customerLocator]);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['customer'], operation: ['get'] } },
+	[customerLocator],
+);
 
 /** Reads: several items at once. */
 export const concurrency = 8;
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const id = await resolveCustomerId(this, itemIndex);
-	const { body } = await apiRequest<IDataObject>(this, { method: 'GET', path: paths.customer(id), scope: 'customers:read', itemIndex });
+	const { body } = await apiRequest<IDataObject>(this, {
+		method: 'GET',
+		path: paths.customer(id),
+		scope: 'customers:read',
+		itemIndex,
+	});
 	return [body];
 }

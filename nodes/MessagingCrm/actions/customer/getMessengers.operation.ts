@@ -24,10 +24,13 @@ export const option: OperationOption = {
 	name: 'Get Messengers',
 	value: 'getMessengers',
 	action: 'Get the messengers of a customer',
-	description: 'List the customer\'s messengers with their 24-hour windows. Scope: customers:read.',
+	description: "List the customer's messengers with their 24-hour windows. Scope: customers:read.",
 };
 
-export const description = updateDisplayOptions({ show: { resource: ['customer'], operation: ['getMessengers'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['customer'], operation: ['getMessengers'] } },
+	properties,
+);
 
 /** Reads: several items at once. */
 export const concurrency = 8;
@@ -35,6 +38,7 @@ export const concurrency = 8;
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const id = await resolveCustomerId(this, itemIndex);
 	const messengers = await customerMessengers(this, id, itemIndex);
-	if (this.getNodeParameter('output', itemIndex, 'each') === 'all') return [{ customer_id: id, messengers }];
+	if (this.getNodeParameter('output', itemIndex, 'each') === 'all')
+		return [{ customer_id: id, messengers }];
 	return messengers.map((m) => ({ customer_id: id, ...m }));
 }

@@ -17,11 +17,27 @@ const properties: INodeProperties[] = [
 		default: 'id',
 		options: [
 			{ name: 'Customer', value: 'id', description: 'The card to merge into the winner' },
-			{ name: 'Promo Code', value: 'promoCode', description: 'The customer this code was issued to' },
+			{
+				name: 'Promo Code',
+				value: 'promoCode',
+				description: 'The customer this code was issued to',
+			},
 		],
 	},
-	{ ...customerLocator, name: 'donorId', displayName: 'Donor (Card Merged Away)', displayOptions: { show: { donorBy: ['id'] } } },
-	{ displayName: 'Promo Code', name: 'promoCode', type: 'string', default: '', required: true, displayOptions: { show: { donorBy: ['promoCode'] } } },
+	{
+		...customerLocator,
+		name: 'donorId',
+		displayName: 'Donor (Card Merged Away)',
+		displayOptions: { show: { donorBy: ['id'] } },
+	},
+	{
+		displayName: 'Promo Code',
+		name: 'promoCode',
+		type: 'string',
+		default: '',
+		required: true,
+		displayOptions: { show: { donorBy: ['promoCode'] } },
+	},
 	{
 		displayName: 'Options',
 		name: 'options',
@@ -34,14 +50,15 @@ const properties: INodeProperties[] = [
 				name: 'absorbConversations',
 				type: 'boolean',
 				default: false,
-				description: 'Whether to merge the donor\'s messages from other agents into one feed in the target dialog too (each message keeps its messenger); emptied dialogs are archived',
+				description:
+					"Whether to merge the donor's messages from other agents into one feed in the target dialog too (each message keeps its messenger); emptied dialogs are archived",
 			},
 			{
 				displayName: 'Keep Conversation ID',
 				name: 'keepConversationId',
 				type: 'string',
 				default: '',
-				description: 'The dialog that stays active on its agent; by default the winner\'s',
+				description: "The dialog that stays active on its agent; by default the winner's",
 			},
 		],
 	},
@@ -55,31 +72,67 @@ export const option: OperationOption = {
 	description: 'Merge a donor card into a winner card; safe to repeat. Scope: customers:write.',
 };
 
-export const description = updateDisplayOptions({ show: { resource: ['customer'], operation: ['merge'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['customer'], operation: ['merge'] } },
+	properties,
+);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const keep = uuidParam(this, options.keepConversationId, itemIndex, 'Keep Conversation ID', false);
-	const body: IDataObject = { absorb_conversations: options.absorbConversations === true, keep_conversation_id: keep };
+	const keep = uuidParam(
+		this,
+		options.keepConversationId,
+		itemIndex,
+		'Keep Conversation ID',
+		false,
+	);
+	const body: IDataObject = {
+		absorb_conversations: options.absorbConversations === true,
+		keep_conversation_id: keep,
+	};
 	if (this.getNodeParameter('donorBy', itemIndex) === 'promoCode') {
-		const code = optionalText(this, itemIndex, 'Promo Code', this.getNodeParameter('promoCode', itemIndex, ''), LIMITS.promoCode);
-		if (!code) throw invalidInput(this.getNode(), itemIndex, 'Promo Code', 'is empty', 'Enter the code that was issued to the donor.');
+		const code = optionalText(
+			this,
+			itemIndex,
+			'Promo Code',
+			this.getNodeParameter('promoCode', itemIndex, ''),
+			LIMITS.promoCode,
+		);
+		if (!code)
+			throw invalidInput(
+				this.getNode(),
+				itemIndex,
+				'Promo Code',
+				'is empty',
+				'Enter the code that was issued to the donor.',
+			);
 		body.promo_code = code;
 	}
 	// Both cards are checked before either is looked up.
 	const winner = customerRef(this, itemIndex, 'customerId', 'Winner');
-	const donor = body.promo_code === undefined ? customerRef(this, itemIndex, 'donorId', 'Donor') : undefined;
+	const donor =
+		body.promo_code === undefined ? customerRef(this, itemIndex, 'donorId', 'Donor') : undefined;
 	if (donor && 'id' in donor && 'id' in winner && donor.id === winner.id) {
-		throw invalidInput(this.getNode(), itemIndex, 'Donor', 'is the same card as the winner', 'Pick two different customers.');
+		throw invalidInput(
+			this.getNode(),
+			itemIndex,
+			'Donor',
+			'is the same card as the winner',
+			'Pick two different customers.',
+		);
 	}
 	const winnerId = await resolveRef(this, itemIndex, winner);
 	if (donor) {
 		body.from_customer_id = await resolveRef(this, itemIndex, donor);
 		if (body.from_customer_id === winnerId) {
-			throw new NodeOperationError(this.getNode(), `Item ${itemIndex + 1}: the donor and the winner were found to be the same card (${winnerId})`, {
-				itemIndex,
-				description: 'The two lookups found one customer: pick two different customers.',
-			});
+			throw new NodeOperationError(
+				this.getNode(),
+				`Item ${itemIndex + 1}: the donor and the winner were found to be the same card (${winnerId})`,
+				{
+					itemIndex,
+					description: 'The two lookups found one customer: pick two different customers.',
+				},
+			);
 		}
 	}
 	const { body: report } = await apiRequest<IDataObject>(this, {

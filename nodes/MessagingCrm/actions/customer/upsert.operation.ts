@@ -14,7 +14,8 @@ import { chunkVariables, patchVariables, paths } from '../../transport/endpoints
 
 const properties: INodeProperties[] = [
 	{
-		displayName: 'Needs the scope customers:write. A customer with the same phone, email or messenger identity is updated, otherwise one is created; a retry never creates twice.',
+		displayName:
+			'Needs the scope customers:write. A customer with the same phone, email or messenger identity is updated, otherwise one is created; a retry never creates twice.',
 		name: 'upsertNotice',
 		type: 'notice',
 		default: '',
@@ -25,9 +26,16 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		placeholder: 'e.g. +15551234567',
-		description: 'Customers are matched on the phone in international form, the email, or any messenger identity. At least one of the three is needed.',
+		description:
+			'Customers are matched on the phone in international form, the email, or any messenger identity. At least one of the three is needed.',
 	},
-	{ displayName: 'Email', name: 'email', type: 'string', placeholder: 'name@email.com', default: '' },
+	{
+		displayName: 'Email',
+		name: 'email',
+		type: 'string',
+		placeholder: 'name@email.com',
+		default: '',
+	},
 	{
 		displayName: 'Messengers',
 		name: 'messengersUi',
@@ -40,9 +48,28 @@ const properties: INodeProperties[] = [
 				displayName: 'Messenger',
 				name: 'messenger',
 				values: [
-					{ displayName: 'Type', name: 'type', type: 'options', options: MESSENGER_TYPE_OPTIONS, default: 'telegram' },
-					{ displayName: 'ID in the Messenger', name: 'id', type: 'string', default: '', required: true, placeholder: 'e.g. 123456789' },
-					{ displayName: 'Username', name: 'username', type: 'string', default: '', placeholder: 'e.g. jane_doe' },
+					{
+						displayName: 'Type',
+						name: 'type',
+						type: 'options',
+						options: MESSENGER_TYPE_OPTIONS,
+						default: 'telegram',
+					},
+					{
+						displayName: 'ID in the Messenger',
+						name: 'id',
+						type: 'string',
+						default: '',
+						required: true,
+						placeholder: 'e.g. 123456789',
+					},
+					{
+						displayName: 'Username',
+						name: 'username',
+						type: 'string',
+						default: '',
+						placeholder: 'e.g. jane_doe',
+					},
 				],
 			},
 		],
@@ -54,7 +81,13 @@ const properties: INodeProperties[] = [
 		placeholder: 'Add Field',
 		default: {},
 		options: [
-			{ displayName: 'Full Name', name: 'fullName', type: 'string', default: '', description: 'Up to 255 characters' },
+			{
+				displayName: 'Full Name',
+				name: 'fullName',
+				type: 'string',
+				default: '',
+				description: 'Up to 255 characters',
+			},
 			{
 				displayName: 'Language',
 				name: 'language',
@@ -63,8 +96,22 @@ const properties: INodeProperties[] = [
 				placeholder: 'e.g. en',
 				description: 'Preferred language as a two-letter ISO 639-1 code',
 			},
-			{ displayName: 'Source', name: 'source', type: 'string', default: '', placeholder: 'e.g. website-form', description: 'Where the customer came from, up to 100 characters' },
-			{ displayName: 'Tags', name: 'tags', type: 'string', default: '', placeholder: 'e.g. vip, newsletter', description: 'Comma-separated, or map a list' },
+			{
+				displayName: 'Source',
+				name: 'source',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. website-form',
+				description: 'Where the customer came from, up to 100 characters',
+			},
+			{
+				displayName: 'Tags',
+				name: 'tags',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. vip, newsletter',
+				description: 'Comma-separated, or map a list',
+			},
 		],
 	},
 	...variablesEditor(true),
@@ -74,14 +121,26 @@ const properties: INodeProperties[] = [
 		type: 'options',
 		default: 'default',
 		options: [
-			{ name: 'Company Default', value: 'default', description: 'The default pipeline and its first stage' },
+			{
+				name: 'Company Default',
+				value: 'default',
+				description: 'The default pipeline and its first stage',
+			},
 			{ name: 'Choose Agent, Pipeline and Stage', value: 'choose' },
 		],
 		description: 'Where the deal of a new customer starts. An existing customer is never moved.',
 	},
 	{ ...agentSelect(), displayOptions: { show: { placement: ['choose'] } } },
-	pipelineSelect({ description: 'Empty: the agent\'s default pipeline. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.', displayOptions: { show: { placement: ['choose'] } } }),
-	stageCodeSelect({ description: 'Empty: the first stage. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.', displayOptions: { show: { placement: ['choose'] } } }),
+	pipelineSelect({
+		description:
+			'Empty: the agent\'s default pipeline. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+		displayOptions: { show: { placement: ['choose'] } },
+	}),
+	stageCodeSelect({
+		description:
+			'Empty: the first stage. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+		displayOptions: { show: { placement: ['choose'] } },
+	}),
 	{
 		displayName: 'Avatar',
 		name: 'avatar',
@@ -89,10 +148,19 @@ const properties: INodeProperties[] = [
 		default: 'none',
 		options: [
 			{ name: 'Leave As Is', value: 'none' },
-			{ name: 'From a URL', value: 'url', description: 'The service downloads the picture once and keeps its own copy' },
-			{ name: 'Fetch From the Messenger', value: 'fetch', description: 'The service pulls the profile photo itself where the messenger allows it' },
+			{
+				name: 'From a URL',
+				value: 'url',
+				description: 'The service downloads the picture once and keeps its own copy',
+			},
+			{
+				name: 'Fetch From the Messenger',
+				value: 'fetch',
+				description: 'The service pulls the profile photo itself where the messenger allows it',
+			},
 		],
-		description: 'A photo that cannot be fetched never fails the call: it is reported in the output\'s warnings',
+		description:
+			"A photo that cannot be fetched never fails the call: it is reported in the output's warnings",
 	},
 	{
 		displayName: 'Avatar URL',
@@ -121,37 +189,93 @@ export const option: OperationOption = {
 	description: 'Create a new record, or update the current one if it already exists (upsert)',
 };
 
-export const description = updateDisplayOptions({ show: { resource: ['customer'], operation: ['upsert'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['customer'], operation: ['upsert'] } },
+	properties,
+);
 
 type MessengerRow = { type?: string; id?: string | number; username?: string };
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const node = this.getNode();
 	const extra = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
-	const phone = optionalPhone(this, itemIndex, 'Phone', this.getNodeParameter('phone', itemIndex, ''));
-	const email = optionalEmail(this, itemIndex, 'Email', this.getNodeParameter('email', itemIndex, ''));
-	const rows = ((this.getNodeParameter('messengersUi', itemIndex, {}) as { messenger?: MessengerRow[] }).messenger ?? []);
+	const phone = optionalPhone(
+		this,
+		itemIndex,
+		'Phone',
+		this.getNodeParameter('phone', itemIndex, ''),
+	);
+	const email = optionalEmail(
+		this,
+		itemIndex,
+		'Email',
+		this.getNodeParameter('email', itemIndex, ''),
+	);
+	const rows =
+		(this.getNodeParameter('messengersUi', itemIndex, {}) as { messenger?: MessengerRow[] })
+			.messenger ?? [];
 	const messengers = rows.map((row, i) => {
-		const id = optionalText(this, itemIndex, `Messengers → row ${i + 1} → ID in the Messenger`, row.id, 255);
-		if (!id) throw invalidInput(node, itemIndex, `Messengers → row ${i + 1} → ID in the Messenger`, 'is empty', 'Enter the customer\'s ID in that messenger, or remove the row.');
+		const id = optionalText(
+			this,
+			itemIndex,
+			`Messengers → row ${i + 1} → ID in the Messenger`,
+			row.id,
+			255,
+		);
+		if (!id)
+			throw invalidInput(
+				node,
+				itemIndex,
+				`Messengers → row ${i + 1} → ID in the Messenger`,
+				'is empty',
+				"Enter the customer's ID in that messenger, or remove the row.",
+			);
 		const type = optionalText(this, itemIndex, `Messengers → row ${i + 1} → Type`, row.type, 50);
-		if (!type) throw invalidInput(node, itemIndex, `Messengers → row ${i + 1} → Type`, 'is empty', 'Pick the messenger type.');
-		const username = optionalText(this, itemIndex, `Messengers → row ${i + 1} → Username`, row.username, 255);
+		if (!type)
+			throw invalidInput(
+				node,
+				itemIndex,
+				`Messengers → row ${i + 1} → Type`,
+				'is empty',
+				'Pick the messenger type.',
+			);
+		const username = optionalText(
+			this,
+			itemIndex,
+			`Messengers → row ${i + 1} → Username`,
+			row.username,
+			255,
+		);
 		return { type, id, ...(username ? { username } : {}) };
 	});
 	if (!phone && !email && messengers.length === 0) {
-		throw new NodeOperationError(node, `Item ${itemIndex + 1}: no identifier: "Phone", "Email" and "Messengers" are all empty`, {
-			itemIndex,
-			description: 'Give at least one identifier: a phone, an email or a messenger. Customers are matched on them.',
-		});
+		throw new NodeOperationError(
+			node,
+			`Item ${itemIndex + 1}: no identifier: "Phone", "Email" and "Messengers" are all empty`,
+			{
+				itemIndex,
+				description:
+					'Give at least one identifier: a phone, an email or a messenger. Customers are matched on them.',
+			},
+		);
 	}
 	const language = optionalText(this, itemIndex, 'Language', extra.language);
 	if (language !== undefined && !/^[a-zA-Z]{2}$/.test(language)) {
-		throw invalidInput(node, itemIndex, 'Language', `must be a two-letter ISO 639-1 code, got ${JSON.stringify(language)}`, 'Use a code such as en, de or es.');
+		throw invalidInput(
+			node,
+			itemIndex,
+			'Language',
+			`must be a two-letter ISO 639-1 code, got ${JSON.stringify(language)}`,
+			'Use a code such as en, de or es.',
+		);
 	}
 	let tags: string[] | undefined;
 	if (Array.isArray(extra.tags)) tags = extra.tags.map((t) => String(t).trim()).filter(Boolean);
-	else if (typeof extra.tags === 'string' && extra.tags.trim()) tags = extra.tags.split(',').map((t) => t.trim()).filter(Boolean);
+	else if (typeof extra.tags === 'string' && extra.tags.trim())
+		tags = extra.tags
+			.split(',')
+			.map((t) => t.trim())
+			.filter(Boolean);
 
 	const body: IDataObject = {
 		full_name: optionalText(this, itemIndex, 'Full Name', extra.fullName, LIMITS.fullName),
@@ -165,19 +289,50 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 
 	if (this.getNodeParameter('placement', itemIndex, 'default') === 'choose') {
 		const placement: IDataObject = {
-			agent_id: uuidParam(this, this.getNodeParameter('agentId', itemIndex, ''), itemIndex, 'Agent', false),
-			pipeline_id: uuidParam(this, this.getNodeParameter('pipelineId', itemIndex, ''), itemIndex, 'Pipeline', false),
-			stage_code: optionalText(this, itemIndex, 'Stage', this.getNodeParameter('stageCode', itemIndex, ''), LIMITS.stageCode),
+			agent_id: uuidParam(
+				this,
+				this.getNodeParameter('agentId', itemIndex, ''),
+				itemIndex,
+				'Agent',
+				false,
+			),
+			pipeline_id: uuidParam(
+				this,
+				this.getNodeParameter('pipelineId', itemIndex, ''),
+				itemIndex,
+				'Pipeline',
+				false,
+			),
+			stage_code: optionalText(
+				this,
+				itemIndex,
+				'Stage',
+				this.getNodeParameter('stageCode', itemIndex, ''),
+				LIMITS.stageCode,
+			),
 		};
-		for (const key of Object.keys(placement)) if (placement[key] === undefined) delete placement[key];
+		for (const key of Object.keys(placement))
+			if (placement[key] === undefined) delete placement[key];
 		if (Object.keys(placement).length) body.placement = placement;
 	}
 
 	const avatar = this.getNodeParameter('avatar', itemIndex, 'none') as string;
 	if (avatar === 'url') {
-		const url = optionalText(this, itemIndex, 'Avatar URL', this.getNodeParameter('avatarUrl', itemIndex, ''), 2048);
+		const url = optionalText(
+			this,
+			itemIndex,
+			'Avatar URL',
+			this.getNodeParameter('avatarUrl', itemIndex, ''),
+			2048,
+		);
 		if (!url || !/^https?:\/\/\S+$/i.test(url)) {
-			throw invalidInput(node, itemIndex, 'Avatar URL', `must be an http(s) link, got ${JSON.stringify(url ?? '')}`, 'Enter a link such as https://example.com/photo.jpg, or set Avatar to Leave As Is.');
+			throw invalidInput(
+				node,
+				itemIndex,
+				'Avatar URL',
+				`must be an http(s) link, got ${JSON.stringify(url ?? '')}`,
+				'Enter a link such as https://example.com/photo.jpg, or set Avatar to Leave As Is.',
+			);
 		}
 		body.avatar_url = url;
 	} else if (avatar === 'fetch') {
@@ -198,7 +353,12 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		itemIndex,
 	});
 	// Variables beyond the first 50 follow in PATCH calls of at most 50, in order.
-	await patchVariables(this, paths.customer(String(customer.id), '/variables'), chunks.slice(1), itemIndex);
+	await patchVariables(
+		this,
+		paths.customer(String(customer.id), '/variables'),
+		chunks.slice(1),
+		itemIndex,
+	);
 	if (chunks.length > 1) customer.variables_written = Object.keys(variables ?? {}).length;
 	return [customer];
 }

@@ -20,7 +20,13 @@ const properties: INodeProperties[] = [
 			{ name: 'Lost', value: 'lost' },
 		],
 	},
-	{ displayName: 'Reason', name: 'reason', type: 'string', default: '', description: 'Stored as the deal\'s closed reason, up to 500 characters' },
+	{
+		displayName: 'Reason',
+		name: 'reason',
+		type: 'string',
+		default: '',
+		description: "Stored as the deal's closed reason, up to 500 characters",
+	},
 ];
 
 /** Its entry in the Operation dropdown. */
@@ -31,15 +37,30 @@ export const option: OperationOption = {
 	description: 'Close a deal as won or lost. Scope: customers:write.',
 };
 
-export const description = updateDisplayOptions({ show: { resource: ['deal'], operation: ['close'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['deal'], operation: ['close'] } },
+	properties,
+);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const body: IDataObject = {
 		status: this.getNodeParameter('closeStatus', itemIndex, 'won') as string,
-		reason: optionalText(this, itemIndex, 'Reason', this.getNodeParameter('reason', itemIndex, ''), LIMITS.closeReason),
+		reason: optionalText(
+			this,
+			itemIndex,
+			'Reason',
+			this.getNodeParameter('reason', itemIndex, ''),
+			LIMITS.closeReason,
+		),
 	};
 	if (body.status !== 'won' && body.status !== 'lost') {
-		throw invalidInput(this.getNode(), itemIndex, 'Outcome', `must be won or lost, got ${JSON.stringify(body.status)}`, 'Pick Won or Lost.');
+		throw invalidInput(
+			this.getNode(),
+			itemIndex,
+			'Outcome',
+			`must be won or lost, got ${JSON.stringify(body.status)}`,
+			'Pick Won or Lost.',
+		);
 	}
 	const dealId = await resolveDealId(this, itemIndex);
 	const { body: deal } = await apiRequest<IDataObject>(this, {

@@ -9,7 +9,11 @@ import { customerDeals, isClosed } from '../../transport/endpoints';
 
 const properties: INodeProperties[] = [
 	customerLocator,
-	pipelineSelect({ description: 'Only deals in this pipeline; empty for all. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.', typeOptions: { loadOptionsMethod: 'getPipelines' } }),
+	pipelineSelect({
+		description:
+			'Only deals in this pipeline; empty for all. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+		typeOptions: { loadOptionsMethod: 'getPipelines' },
+	}),
 	{
 		displayName: 'Status',
 		name: 'status',
@@ -31,17 +35,28 @@ export const option: OperationOption = {
 	name: 'Get Many',
 	value: 'getMany',
 	action: 'Get many deals',
-	description: 'List a customer\'s deals, closed ones included. Scope: customers:read.',
+	description: "List a customer's deals, closed ones included. Scope: customers:read.",
 };
 
-export const description = updateDisplayOptions({ show: { resource: ['deal'], operation: ['getMany'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['deal'], operation: ['getMany'] } },
+	properties,
+);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const limit = limitOf(this, itemIndex);
-	const pipelineId = uuidParam(this, this.getNodeParameter('pipelineId', itemIndex, ''), itemIndex, 'Pipeline', false);
+	const pipelineId = uuidParam(
+		this,
+		this.getNodeParameter('pipelineId', itemIndex, ''),
+		itemIndex,
+		'Pipeline',
+		false,
+	);
 	const status = this.getNodeParameter('status', itemIndex, 'all') as string;
 	const customerId = await resolveCustomerId(this, itemIndex);
 	const { deals: all } = await customerDeals(this, customerId, { pipelineId, itemIndex });
-	const deals = all.filter((d) => (status === 'all' ? true : status === 'open' ? !isClosed(d) : d.status === status));
+	const deals = all.filter((d) =>
+		status === 'all' ? true : status === 'open' ? !isClosed(d) : d.status === status,
+	);
 	return deals.slice(0, limit).map((d) => ({ customer_id: customerId, ...d }));
 }

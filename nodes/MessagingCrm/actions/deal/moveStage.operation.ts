@@ -21,8 +21,17 @@ const properties: INodeProperties[] = [
 			{ name: 'Stage ID', value: 'id' },
 		],
 	},
-	pipelineSelect({ description: 'The customer\'s pipeline, to list its stages (not sent). Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.', typeOptions: { loadOptionsMethod: 'getPipelines' } }),
-	stageCodeSelect({ description: 'The stage to move to. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.', required: true, displayOptions: { show: { stageBy: ['code'] } } }),
+	pipelineSelect({
+		description:
+			'The customer\'s pipeline, to list its stages (not sent). Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+		typeOptions: { loadOptionsMethod: 'getPipelines' },
+	}),
+	stageCodeSelect({
+		description:
+			'The stage to move to. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+		required: true,
+		displayOptions: { show: { stageBy: ['code'] } },
+	}),
 	{
 		displayName: 'Stage Name or ID',
 		name: 'stageId',
@@ -31,9 +40,16 @@ const properties: INodeProperties[] = [
 		default: '',
 		required: true,
 		displayOptions: { show: { stageBy: ['id'] } },
-		description: 'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
+		description:
+			'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
 	},
-	{ displayName: 'Reason', name: 'reason', type: 'string', default: '', description: 'Why the deal moves, kept with the move' },
+	{
+		displayName: 'Reason',
+		name: 'reason',
+		type: 'string',
+		default: '',
+		description: 'Why the deal moves, kept with the move',
+	},
 ];
 
 /** Its entry in the Operation dropdown. */
@@ -41,18 +57,48 @@ export const option: OperationOption = {
 	name: 'Move to Stage',
 	value: 'moveStage',
 	action: 'Move a deal to a stage',
-	description: 'Move the customer\'s deal to another stage of its pipeline. Scope: customers:write.',
+	description: "Move the customer's deal to another stage of its pipeline. Scope: customers:write.",
 };
 
-export const description = updateDisplayOptions({ show: { resource: ['deal'], operation: ['moveStage'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['deal'], operation: ['moveStage'] } },
+	properties,
+);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const body: IDataObject = { reason: optionalText(this, itemIndex, 'Reason', this.getNodeParameter('reason', itemIndex, ''), LIMITS.closeReason) };
+	const body: IDataObject = {
+		reason: optionalText(
+			this,
+			itemIndex,
+			'Reason',
+			this.getNodeParameter('reason', itemIndex, ''),
+			LIMITS.closeReason,
+		),
+	};
 	if (this.getNodeParameter('stageBy', itemIndex, 'code') === 'id') {
-		body.stage_id = uuidParam(this, this.getNodeParameter('stageId', itemIndex, ''), itemIndex, 'Stage', true);
+		body.stage_id = uuidParam(
+			this,
+			this.getNodeParameter('stageId', itemIndex, ''),
+			itemIndex,
+			'Stage',
+			true,
+		);
 	} else {
-		const code = optionalText(this, itemIndex, 'Stage', this.getNodeParameter('stageCode', itemIndex, ''), LIMITS.stageCode);
-		if (!code) throw invalidInput(this.getNode(), itemIndex, 'Stage', 'is empty', 'Pick a stage, or map its stage code.');
+		const code = optionalText(
+			this,
+			itemIndex,
+			'Stage',
+			this.getNodeParameter('stageCode', itemIndex, ''),
+			LIMITS.stageCode,
+		);
+		if (!code)
+			throw invalidInput(
+				this.getNode(),
+				itemIndex,
+				'Stage',
+				'is empty',
+				'Pick a stage, or map its stage code.',
+			);
 		body.stage_code = code;
 	}
 	const customerId = await resolveCustomerId(this, itemIndex);

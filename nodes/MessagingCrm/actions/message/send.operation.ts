@@ -20,13 +20,18 @@ const properties: INodeProperties[] = [
 		displayName: 'Messenger Name or ID',
 		name: 'messengerType',
 		type: 'options',
-		typeOptions: { loadOptionsMethod: 'getCustomerMessengers', loadOptionsDependsOn: ['customerId.value'] },
+		typeOptions: {
+			loadOptionsMethod: 'getCustomerMessengers',
+			loadOptionsDependsOn: ['customerId.value'],
+		},
 		default: '',
 		required: true,
-		description: 'The customer\'s messenger to send to. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+		description:
+			'The customer\'s messenger to send to. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 	},
 	agentSelect({
-		description: 'The agent to send from. Empty: the agent with this messenger. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+		description:
+			'The agent to send from. Empty: the agent with this messenger. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 	}),
 	{
 		displayName: 'Content',
@@ -34,11 +39,30 @@ const properties: INodeProperties[] = [
 		type: 'options',
 		default: 'text',
 		options: [
-			{ name: 'Text', value: 'text', description: 'Free-form text. Needs the scope messages:send. On the business chat and the social networks only within 24 hours of the customer\'s last message.' },
-			{ name: 'Business-Chat Template', value: 'template', description: 'An approved template, allowed outside the 24-hour window. Needs the scope messages:template.' },
+			{
+				name: 'Text',
+				value: 'text',
+				description:
+					"Free-form text. Needs the scope messages:send. On the business chat and the social networks only within 24 hours of the customer's last message.",
+			},
+			{
+				name: 'Business-Chat Template',
+				value: 'template',
+				description:
+					'An approved template, allowed outside the 24-hour window. Needs the scope messages:template.',
+			},
 		],
 	},
-	{ displayName: 'Text', name: 'text', type: 'string', typeOptions: { rows: 4 }, default: '', required: true, hint: MARKDOWN_HINT, displayOptions: { show: { content: ['text'] } } },
+	{
+		displayName: 'Text',
+		name: 'text',
+		type: 'string',
+		typeOptions: { rows: 4 },
+		default: '',
+		required: true,
+		hint: MARKDOWN_HINT,
+		displayOptions: { show: { content: ['text'] } },
+	},
 	...templateFields('template', { content: ['template'] }),
 	{
 		displayName: 'Follow-Up',
@@ -47,20 +71,45 @@ const properties: INodeProperties[] = [
 		default: 'none',
 		options: [
 			{ name: 'None', value: 'none' },
-			{ name: 'Text', value: 'text', description: 'Nudge with a text if the customer stays silent' },
-			{ name: 'Template', value: 'template', description: 'Nudge with a template if the customer stays silent' },
+			{
+				name: 'Text',
+				value: 'text',
+				description: 'Nudge with a text if the customer stays silent',
+			},
+			{
+				name: 'Template',
+				value: 'template',
+				description: 'Nudge with a template if the customer stays silent',
+			},
 		],
-		description: 'A reminder sent after some minutes unless the customer replies (any reply cancels it)',
+		description:
+			'A reminder sent after some minutes unless the customer replies (any reply cancels it)',
 	},
-	{ displayName: 'Follow-Up After (Minutes)', name: 'followUpMinutes', type: 'number', typeOptions: { minValue: 1 }, default: 60, displayOptions: { show: { followUp: ['text', 'template'] } } },
-	{ displayName: 'Follow-Up Text', name: 'followUpText', type: 'string', typeOptions: { rows: 2 }, default: '', required: true, displayOptions: { show: { followUp: ['text'] } } },
+	{
+		displayName: 'Follow-Up After (Minutes)',
+		name: 'followUpMinutes',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 60,
+		displayOptions: { show: { followUp: ['text', 'template'] } },
+	},
+	{
+		displayName: 'Follow-Up Text',
+		name: 'followUpText',
+		type: 'string',
+		typeOptions: { rows: 2 },
+		default: '',
+		required: true,
+		displayOptions: { show: { followUp: ['text'] } },
+	},
 	...templateFields('followUpTemplate', { followUp: ['template'] }),
 	{
 		displayName: 'Pause AI Agent After Sending',
 		name: 'pauseAgent',
 		type: 'boolean',
 		default: false,
-		description: 'Whether to pause the AI agent in this dialog once the message is confirmed sent, like the pause button in the CRM',
+		description:
+			'Whether to pause the AI agent in this dialog once the message is confirmed sent, like the pause button in the CRM',
 	},
 	{
 		displayName: 'Options',
@@ -74,9 +123,14 @@ const properties: INodeProperties[] = [
 				name: 'checkWindow',
 				type: 'boolean',
 				default: false,
-				description: 'Whether to read the customer\'s messengers first (one extra request) and fail the item locally when free-form text is not allowed right now',
+				description:
+					"Whether to read the customer's messengers first (one extra request) and fail the item locally when free-form text is not allowed right now",
 			},
-			{ ...idempotencyKeyOption, description: 'Sent as Idempotency-Key so that a retry never sends twice. Leave empty for a key derived from this execution and item; map something stable to make a re-run of the whole workflow safe too.' },
+			{
+				...idempotencyKeyOption,
+				description:
+					'Sent as Idempotency-Key so that a retry never sends twice. Leave empty for a key derived from this execution and item; map something stable to make a re-run of the whole workflow safe too.',
+			},
 		],
 	},
 ];
@@ -86,55 +140,107 @@ export const option: OperationOption = {
 	name: 'Send',
 	value: 'send',
 	action: 'Send a message',
-	description: 'Send text or a business-chat template to a customer\'s messenger, exactly once. Scope: messages:send (text) or messages:template (template).',
+	description:
+		"Send text or a business-chat template to a customer's messenger, exactly once. Scope: messages:send (text) or messages:template (template).",
 };
 
-export const description = updateDisplayOptions({ show: { resource: ['message'], operation: ['send'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['message'], operation: ['send'] } },
+	properties,
+);
 
 /** Send failures worth another try with the same key: the API says so, or the messenger timed out. */
 export function retryableSendFailure(failure: ApiFailure): boolean {
 	return failure.details.retryable === true || failure.status === 502;
 }
 
-async function checkWindow(ctx: IExecuteFunctions, itemIndex: number, customerId: string, messengerType: string): Promise<void> {
-	const entry = (await customerMessengers(ctx, customerId, itemIndex)).find((m) => m.type === messengerType);
+async function checkWindow(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	customerId: string,
+	messengerType: string,
+): Promise<void> {
+	const entry = (await customerMessengers(ctx, customerId, itemIndex)).find(
+		(m) => m.type === messengerType,
+	);
 	if (entry && entry.can_send_freeform === false) {
-		const closed = entry.window_expires_at ? `closed at ${String(entry.window_expires_at)}` : 'not open (the customer has not written yet)';
-		throw new NodeOperationError(ctx.getNode(), `Item ${itemIndex + 1}: the 24-hour window on ${messengerType} is ${closed}; use a template`, {
-			itemIndex,
-			description: 'Free-form text is only allowed within 24 hours of the customer\'s last message on this messenger. Switch Content to Business-Chat Template.',
-		});
+		const closed = entry.window_expires_at
+			? `closed at ${String(entry.window_expires_at)}`
+			: 'not open (the customer has not written yet)';
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`Item ${itemIndex + 1}: the 24-hour window on ${messengerType} is ${closed}; use a template`,
+			{
+				itemIndex,
+				description:
+					"Free-form text is only allowed within 24 hours of the customer's last message on this messenger. Switch Content to Business-Chat Template.",
+			},
+		);
 	}
 }
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const node = this.getNode();
 	const messengerType = String(this.getNodeParameter('messengerType', itemIndex, '') ?? '').trim();
-	if (!messengerType) throw invalidInput(node, itemIndex, 'Messenger', 'is empty', 'Pick one of the customer\'s messengers, or map its type.');
+	if (!messengerType)
+		throw invalidInput(
+			node,
+			itemIndex,
+			'Messenger',
+			'is empty',
+			"Pick one of the customer's messengers, or map its type.",
+		);
 	const content = this.getNodeParameter('content', itemIndex, 'text') as string;
 	const body: IDataObject = {
 		messenger_type: messengerType,
-		agent_id: uuidParam(this, this.getNodeParameter('agentId', itemIndex, ''), itemIndex, 'Agent', false),
+		agent_id: uuidParam(
+			this,
+			this.getNodeParameter('agentId', itemIndex, ''),
+			itemIndex,
+			'Agent',
+			false,
+		),
 		pause_agent: this.getNodeParameter('pauseAgent', itemIndex, false) as boolean,
 	};
 	if (content === 'template') {
 		body.template = readTemplate(this, itemIndex, 'template', 'Template');
 	} else {
 		const text = this.getNodeParameter('text', itemIndex, '') as unknown;
-		if (typeof text !== 'string' || text.trim() === '') throw invalidInput(node, itemIndex, 'Text', 'is empty', 'Write the message, or map it from a previous node.');
+		if (typeof text !== 'string' || text.trim() === '')
+			throw invalidInput(
+				node,
+				itemIndex,
+				'Text',
+				'is empty',
+				'Write the message, or map it from a previous node.',
+			);
 		body.text = text;
 	}
 	const followUp = this.getNodeParameter('followUp', itemIndex, 'none') as string;
 	if (followUp !== 'none') {
 		const minutes = this.getNodeParameter('followUpMinutes', itemIndex, 60) as number;
 		if (!Number.isInteger(minutes) || minutes < 1) {
-			throw invalidInput(node, itemIndex, 'Follow-Up After (Minutes)', `must be a whole number of at least 1, got ${String(minutes)}`, 'Enter the minutes to wait for a reply.');
+			throw invalidInput(
+				node,
+				itemIndex,
+				'Follow-Up After (Minutes)',
+				`must be a whole number of at least 1, got ${String(minutes)}`,
+				'Enter the minutes to wait for a reply.',
+			);
 		}
 		const reminder: IDataObject = { after_minutes: minutes };
-		if (followUp === 'template') reminder.template = readTemplate(this, itemIndex, 'followUpTemplate', 'Follow-Up Template');
+		if (followUp === 'template')
+			reminder.template = readTemplate(this, itemIndex, 'followUpTemplate', 'Follow-Up Template');
 		else {
 			const text = String(this.getNodeParameter('followUpText', itemIndex, '') ?? '');
-			if (!text.trim()) throw invalidInput(node, itemIndex, 'Follow-Up Text', 'is empty', 'Write the reminder, or set Follow-Up to None.');
+			if (!text.trim())
+				throw invalidInput(
+					node,
+					itemIndex,
+					'Follow-Up Text',
+					'is empty',
+					'Write the reminder, or set Follow-Up to None.',
+				);
 			reminder.text = text;
 		}
 		body.follow_up = reminder;
@@ -142,7 +248,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const key = idempotencyKey(this, itemIndex, options.idempotencyKey, 'message-send');
 	const customerId = await resolveCustomerId(this, itemIndex);
-	if (options.checkWindow === true && content === 'text') await checkWindow(this, itemIndex, customerId, messengerType);
+	if (options.checkWindow === true && content === 'text')
+		await checkWindow(this, itemIndex, customerId, messengerType);
 	const { body: sent } = await apiRequest<IDataObject>(this, {
 		method: 'POST',
 		path: paths.customer(customerId, '/messages'),

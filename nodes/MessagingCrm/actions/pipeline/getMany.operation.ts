@@ -18,11 +18,15 @@ const properties: INodeProperties[] = [
 		type: 'options',
 		default: 'pipelines',
 		options: [
-			{ name: 'One Item per Pipeline', value: 'pipelines', description: 'Each pipeline with its stages inside' },
+			{
+				name: 'One Item per Pipeline',
+				value: 'pipelines',
+				description: 'Each pipeline with its stages inside',
+			},
 			{
 				name: 'One Item per Stage',
 				value: 'stages',
-				description: 'Each stage with its pipeline\'s ID and name, handy for lookups by stage code',
+				description: "Each stage with its pipeline's ID and name, handy for lookups by stage code",
 			},
 		],
 	},
@@ -44,7 +48,13 @@ export const description = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const limit = limitOf(this, itemIndex);
-	const agentId = uuidParam(this, this.getNodeParameter('agentId', itemIndex, ''), itemIndex, 'Agent', false);
+	const agentId = uuidParam(
+		this,
+		this.getNodeParameter('agentId', itemIndex, ''),
+		itemIndex,
+		'Agent',
+		false,
+	);
 	const output = this.getNodeParameter('output', itemIndex, 'pipelines') as string;
 	const pipelines = await listPipelines(this, { agentId, itemIndex });
 	if (output === 'stages') {

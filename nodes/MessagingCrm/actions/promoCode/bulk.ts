@@ -17,9 +17,21 @@ const REVOKE_TOTALS = ['revoked', 'issued_revoked', 'already_revoked'];
  * Sends codes to a pool in chunks of at most 10,000 and adds the answers up. Repeats within the
  * list are removed first (and counted as duplicates in the input), so a code never travels twice.
  */
-export async function sendCodes(ctx: IExecuteFunctions, itemIndex: number, poolId: string, codes: string[], kind: BulkKind): Promise<IDataObject> {
+export async function sendCodes(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	poolId: string,
+	codes: string[],
+	kind: BulkKind,
+): Promise<IDataObject> {
 	if (codes.length === 0) {
-		throw invalidInput(ctx.getNode(), itemIndex, 'Codes', 'has no codes after blanks and empty lines were dropped', 'Give at least one code.');
+		throw invalidInput(
+			ctx.getNode(),
+			itemIndex,
+			'Codes',
+			'has no codes after blanks and empty lines were dropped',
+			'Give at least one code.',
+		);
 	}
 	const { unique, duplicates } = dedupe(codes);
 	const totals: IDataObject = { pool_id: poolId, codes_received: codes.length };
@@ -38,7 +50,8 @@ export async function sendCodes(ctx: IExecuteFunctions, itemIndex: number, poolI
 			itemIndex,
 		});
 		requests++;
-		for (const key of kind === 'upload' ? UPLOAD_TOTALS : REVOKE_TOTALS) totals[key] = (totals[key] as number) + Number(body[key] ?? 0);
+		for (const key of kind === 'upload' ? UPLOAD_TOTALS : REVOKE_TOTALS)
+			totals[key] = (totals[key] as number) + Number(body[key] ?? 0);
 		if (Array.isArray(body.not_found)) notFound.push(...(body.not_found as string[]));
 		totals.total = body.total;
 		totals.remaining = body.remaining;
@@ -49,7 +62,11 @@ export async function sendCodes(ctx: IExecuteFunctions, itemIndex: number, poolI
 }
 
 /** One input item: its own codes, its own pool. */
-export async function bulkForItem(ctx: IExecuteFunctions, itemIndex: number, kind: BulkKind): Promise<IDataObject[]> {
+export async function bulkForItem(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	kind: BulkKind,
+): Promise<IDataObject[]> {
 	const poolId = resolvePoolId(ctx, itemIndex);
 	const codes = await codesOfItem(ctx, itemIndex);
 	return [await sendCodes(ctx, itemIndex, poolId, codes, kind)];
@@ -69,7 +86,12 @@ export function bulkGrouping(kind: BulkKind): Grouping<string[]> {
 			return { key: resolvePoolId(this, itemIndex), part: await codesOfItem(this, itemIndex) };
 		},
 		async run(this: IExecuteFunctions, poolId: string, parts: string[][], itemIndexes: number[]) {
-			return [{ ...(await sendCodes(this, itemIndexes[0], poolId, parts.flat(), kind)), items: itemIndexes.length }];
+			return [
+				{
+					...(await sendCodes(this, itemIndexes[0], poolId, parts.flat(), kind)),
+					items: itemIndexes.length,
+				},
+			];
 		},
 	};
 }

@@ -8,7 +8,15 @@ import { apiRequest } from '../../transport/request';
 import type { OperationOption } from '../node.type';
 
 const properties: INodeProperties[] = [
-	{ displayName: 'Code', name: 'code', type: 'string', default: '', required: true, placeholder: 'e.g. SPRING-042', description: 'Searched in every pool of the company' },
+	{
+		displayName: 'Code',
+		name: 'code',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. SPRING-042',
+		description: 'Searched in every pool of the company',
+	},
 	{
 		displayName: 'Options',
 		name: 'options',
@@ -16,7 +24,14 @@ const properties: INodeProperties[] = [
 		placeholder: 'Add Option',
 		default: {},
 		options: [
-			{ displayName: 'Fail If Not Found', name: 'failIfNotFound', type: 'boolean', default: false, description: 'Whether to fail the item when no customer holds the code, instead of giving no item' },
+			{
+				displayName: 'Fail If Not Found',
+				name: 'failIfNotFound',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to fail the item when no customer holds the code, instead of giving no item',
+			},
 		],
 	},
 ];
@@ -29,14 +44,30 @@ export const option: OperationOption = {
 	description: 'Find the customer a code was issued to, in any pool. Scope: promo:read.',
 };
 
-export const description = updateDisplayOptions({ show: { resource: ['promoCode'], operation: ['findOwner'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['promoCode'], operation: ['findOwner'] } },
+	properties,
+);
 
 /** Reads: several items at once. */
 export const concurrency = 8;
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const code = optionalText(this, itemIndex, 'Code', this.getNodeParameter('code', itemIndex, ''), LIMITS.promoCode);
-	if (!code) throw invalidInput(this.getNode(), itemIndex, 'Code', 'is empty', 'Enter or map the promo code.');
+	const code = optionalText(
+		this,
+		itemIndex,
+		'Code',
+		this.getNodeParameter('code', itemIndex, ''),
+		LIMITS.promoCode,
+	);
+	if (!code)
+		throw invalidInput(
+			this.getNode(),
+			itemIndex,
+			'Code',
+			'is empty',
+			'Enter or map the promo code.',
+		);
 	const { status, body } = await apiRequest<IDataObject>(this, {
 		method: 'GET',
 		path: paths.promoCode(segmentParam(this, code, itemIndex, 'Code')),
@@ -46,10 +77,14 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	});
 	if (status !== 404) return [body];
 	if ((this.getNodeParameter('options', itemIndex, {}) as IDataObject).failIfNotFound) {
-		throw new NodeOperationError(this.getNode(), `Item ${itemIndex + 1}: no customer holds the code "${code}"`, {
-			itemIndex,
-			description: 'Turn off "Fail If Not Found" to get no item instead.',
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			`Item ${itemIndex + 1}: no customer holds the code "${code}"`,
+			{
+				itemIndex,
+				description: 'Turn off "Fail If Not Found" to get no item instead.',
+			},
+		);
 	}
 	return [];
 }

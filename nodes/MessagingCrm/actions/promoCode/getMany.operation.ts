@@ -19,8 +19,20 @@ const properties: INodeProperties[] = [
 		placeholder: 'Add Filter',
 		default: {},
 		options: [
-			{ displayName: 'Issued Only', name: 'issuedOnly', type: 'boolean', default: true, description: 'Whether to return only codes handed out to customers' },
-			{ displayName: 'Search', name: 'search', type: 'string', default: '', description: 'Part of a code' },
+			{
+				displayName: 'Issued Only',
+				name: 'issuedOnly',
+				type: 'boolean',
+				default: true,
+				description: 'Whether to return only codes handed out to customers',
+			},
+			{
+				displayName: 'Search',
+				name: 'search',
+				type: 'string',
+				default: '',
+				description: 'Part of a code',
+			},
 		],
 	},
 ];
@@ -30,21 +42,30 @@ export const option: OperationOption = {
 	name: 'Get Many',
 	value: 'getMany',
 	action: 'Get many promo codes',
-	description: 'List a pool\'s codes in queue order. Scope: promo:read.',
+	description: "List a pool's codes in queue order. Scope: promo:read.",
 };
 
-export const description = updateDisplayOptions({ show: { resource: ['promoCode'], operation: ['getMany'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['promoCode'], operation: ['getMany'] } },
+	properties,
+);
 
 /** Pages of 500 by offset until a short page (or the limit), each code an item as it arrives. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const poolId = resolvePoolId(this, itemIndex);
-	const filters = this.getNodeParameter('filters', itemIndex, {}) as { issuedOnly?: boolean; search?: string };
+	const filters = this.getNodeParameter('filters', itemIndex, {}) as {
+		issuedOnly?: boolean;
+		search?: string;
+	};
 	const limit = limitOf(this, itemIndex);
 	const codes = await pagesByOffset(
 		this,
 		{
 			path: paths.pool(poolId, '/codes'),
-			query: { issued_only: filters.issuedOnly ? true : undefined, search: filters.search?.trim() || undefined },
+			query: {
+				issued_only: filters.issuedOnly ? true : undefined,
+				search: filters.search?.trim() || undefined,
+			},
 			scope: 'promo:read',
 			itemIndex,
 		},

@@ -14,10 +14,10 @@ export const option: OperationOption = {
 	description: 'Take codes out of circulation, any number, safe to repeat. Scope: promo:write.',
 };
 
-export const description = updateDisplayOptions({ show: { resource: ['promoCode'], operation: ['revoke'] } }, [
-	poolLocator,
-	...codesInput('revoke'),
-]);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['promoCode'], operation: ['revoke'] } },
+	[poolLocator, ...codesInput('revoke')],
+);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	return await bulkForItem(this, itemIndex, 'revoke');

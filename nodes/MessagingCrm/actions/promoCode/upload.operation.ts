@@ -11,13 +11,14 @@ export const option: OperationOption = {
 	name: 'Upload',
 	value: 'upload',
 	action: 'Upload promo codes',
-	description: 'Add codes to the end of a pool\'s queue, any number, safe to repeat. Scope: promo:write.',
+	description:
+		"Add codes to the end of a pool's queue, any number, safe to repeat. Scope: promo:write.",
 };
 
-export const description = updateDisplayOptions({ show: { resource: ['promoCode'], operation: ['upload'] } }, [
-	poolLocator,
-	...codesInput('upload'),
-]);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['promoCode'], operation: ['upload'] } },
+	[poolLocator, ...codesInput('upload')],
+);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	return await bulkForItem(this, itemIndex, 'upload');

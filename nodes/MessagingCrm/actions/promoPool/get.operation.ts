@@ -14,12 +14,20 @@ export const option: OperationOption = {
 	description: 'Get a pool with its counters and threshold. Scope: promo:read.',
 };
 
-export const description = updateDisplayOptions({ show: { resource: ['promoPool'], operation: ['get'] } }, [poolLocator]);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['promoPool'], operation: ['get'] } },
+	[poolLocator],
+);
 
 /** Reads: several items at once. */
 export const concurrency = 8;
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const { body } = await apiRequest<IDataObject>(this, { method: 'GET', path: paths.pool(resolvePoolId(this, itemIndex)), scope: 'promo:read', itemIndex });
+	const { body } = await apiRequest<IDataObject>(this, {
+		method: 'GET',
+		path: paths.pool(resolvePoolId(this, itemIndex)),
+		scope: 'promo:read',
+		itemIndex,
+	});
 	return [body];
 }

@@ -7,7 +7,10 @@ import { agentSelect, limitOf, returnAllOrLimit } from '../common/descriptions';
 import type { OperationOption } from '../node.type';
 
 const properties: INodeProperties[] = [
-	agentSelect({ description: 'Only this agent\'s pools; empty for all. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.' }),
+	agentSelect({
+		description:
+			'Only this agent\'s pools; empty for all. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+	}),
 	...returnAllOrLimit,
 ];
 
@@ -16,14 +19,23 @@ export const option: OperationOption = {
 	name: 'Get Many',
 	value: 'getMany',
 	action: 'Get many promo pools',
-	description: 'List the company\'s promo pools. Scope: promo:read.',
+	description: "List the company's promo pools. Scope: promo:read.",
 };
 
-export const description = updateDisplayOptions({ show: { resource: ['promoPool'], operation: ['getMany'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['promoPool'], operation: ['getMany'] } },
+	properties,
+);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const limit = limitOf(this, itemIndex);
-	const agentId = uuidParam(this, this.getNodeParameter('agentId', itemIndex, ''), itemIndex, 'Agent', false);
+	const agentId = uuidParam(
+		this,
+		this.getNodeParameter('agentId', itemIndex, ''),
+		itemIndex,
+		'Agent',
+		false,
+	);
 	const { pools } = await listPools(this, { agentId, itemIndex });
 	return pools.slice(0, limit);
 }

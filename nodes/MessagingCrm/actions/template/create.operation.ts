@@ -7,8 +7,19 @@ import { agentSelect } from '../common/descriptions';
 import type { OperationOption } from '../node.type';
 
 const properties: INodeProperties[] = [
-	agentSelect({ description: 'The agent with the business chat. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.' }),
-	{ displayName: 'Name', name: 'name', type: 'string', default: '', required: true, placeholder: 'e.g. order_update', description: 'Lowercase letters, digits and underscores' },
+	agentSelect({
+		description:
+			'The agent with the business chat. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+	}),
+	{
+		displayName: 'Name',
+		name: 'name',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. order_update',
+		description: 'Lowercase letters, digits and underscores',
+	},
 	{
 		displayName: 'Category',
 		name: 'category',
@@ -27,11 +38,25 @@ const properties: INodeProperties[] = [
 		type: 'options',
 		default: 'fields',
 		options: [
-			{ name: 'Using Fields Below', value: 'fields', description: 'Header, body, footer and buttons' },
-			{ name: 'Using JSON', value: 'json', description: 'The platform owner\'s component array as is' },
+			{
+				name: 'Using Fields Below',
+				value: 'fields',
+				description: 'Header, body, footer and buttons',
+			},
+			{
+				name: 'Using JSON',
+				value: 'json',
+				description: "The platform owner's component array as is",
+			},
 		],
 	},
-	{ displayName: 'Header Text', name: 'headerText', type: 'string', default: '', displayOptions: { show: { componentsInput: ['fields'] } } },
+	{
+		displayName: 'Header Text',
+		name: 'headerText',
+		type: 'string',
+		default: '',
+		displayOptions: { show: { componentsInput: ['fields'] } },
+	},
 	{
 		displayName: 'Body Text',
 		name: 'bodyText',
@@ -43,7 +68,13 @@ const properties: INodeProperties[] = [
 		description: 'Use {{1}}, {{2}} … for the variables filled in at send time',
 		displayOptions: { show: { componentsInput: ['fields'] } },
 	},
-	{ displayName: 'Footer Text', name: 'footerText', type: 'string', default: '', displayOptions: { show: { componentsInput: ['fields'] } } },
+	{
+		displayName: 'Footer Text',
+		name: 'footerText',
+		type: 'string',
+		default: '',
+		displayOptions: { show: { componentsInput: ['fields'] } },
+	},
 	{
 		displayName: 'Buttons',
 		name: 'buttonsUi',
@@ -57,7 +88,13 @@ const properties: INodeProperties[] = [
 				displayName: 'Button',
 				name: 'button',
 				values: [
-					{ displayName: 'Phone Number', name: 'phoneNumber', type: 'string', default: '', displayOptions: { show: { type: ['PHONE_NUMBER'] } } },
+					{
+						displayName: 'Phone Number',
+						name: 'phoneNumber',
+						type: 'string',
+						default: '',
+						displayOptions: { show: { type: ['PHONE_NUMBER'] } },
+					},
 					{ displayName: 'Text', name: 'text', type: 'string', default: '' },
 					{
 						displayName: 'Type',
@@ -70,7 +107,13 @@ const properties: INodeProperties[] = [
 							{ name: 'URL', value: 'URL' },
 						],
 					},
-					{ displayName: 'URL', name: 'url', type: 'string', default: '', displayOptions: { show: { type: ['URL'] } } },
+					{
+						displayName: 'URL',
+						name: 'url',
+						type: 'string',
+						default: '',
+						displayOptions: { show: { type: ['URL'] } },
+					},
 				],
 			},
 		],
@@ -89,10 +132,14 @@ export const option: OperationOption = {
 	name: 'Create',
 	value: 'create',
 	action: 'Create a template',
-	description: 'Submit a business-chat template for moderation (it starts PENDING). Scope: templates:manage.',
+	description:
+		'Submit a business-chat template for moderation (it starts PENDING). Scope: templates:manage.',
 };
 
-export const description = updateDisplayOptions({ show: { resource: ['template'], operation: ['create'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['template'], operation: ['create'] } },
+	properties,
+);
 
 function components(ctx: IExecuteFunctions, itemIndex: number): IDataObject[] {
 	const node = ctx.getNode();
@@ -103,23 +150,49 @@ function components(ctx: IExecuteFunctions, itemIndex: number): IDataObject[] {
 			try {
 				parsed = jsonParse(raw);
 			} catch {
-				throw invalidInput(node, itemIndex, 'Components (JSON)', 'is not valid JSON', 'Write an array such as [{"type": "BODY", "text": "Hi {{1}}"}].');
+				throw invalidInput(
+					node,
+					itemIndex,
+					'Components (JSON)',
+					'is not valid JSON',
+					'Write an array such as [{"type": "BODY", "text": "Hi {{1}}"}].',
+				);
 			}
 		}
-		if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((c) => typeof c === 'object' && c !== null && !Array.isArray(c))) {
-			throw invalidInput(node, itemIndex, 'Components (JSON)', 'must be a non-empty array of objects', 'Write an array such as [{"type": "BODY", "text": "Hi {{1}}"}].');
+		if (
+			!Array.isArray(parsed) ||
+			parsed.length === 0 ||
+			!parsed.every((c) => typeof c === 'object' && c !== null && !Array.isArray(c))
+		) {
+			throw invalidInput(
+				node,
+				itemIndex,
+				'Components (JSON)',
+				'must be a non-empty array of objects',
+				'Write an array such as [{"type": "BODY", "text": "Hi {{1}}"}].',
+			);
 		}
 		return parsed as IDataObject[];
 	}
 	const text = (name: string) => String(ctx.getNodeParameter(name, itemIndex, '') ?? '').trim();
 	const body = text('bodyText');
-	if (!body) throw invalidInput(node, itemIndex, 'Body Text', 'is empty', 'Write the template\'s body.');
+	if (!body)
+		throw invalidInput(node, itemIndex, 'Body Text', 'is empty', "Write the template's body.");
 	const out: IDataObject[] = [];
 	if (text('headerText')) out.push({ type: 'HEADER', format: 'TEXT', text: text('headerText') });
 	out.push({ type: 'BODY', text: body });
 	if (text('footerText')) out.push({ type: 'FOOTER', text: text('footerText') });
-	const buttons = ((ctx.getNodeParameter('buttonsUi', itemIndex, {}) as { button?: IDataObject[] }).button ?? []).map((b, i) => {
-		if (!String(b.text ?? '').trim()) throw invalidInput(node, itemIndex, `Buttons → row ${i + 1} → Text`, 'is empty', 'Give every button a label.');
+	const buttons = (
+		(ctx.getNodeParameter('buttonsUi', itemIndex, {}) as { button?: IDataObject[] }).button ?? []
+	).map((b, i) => {
+		if (!String(b.text ?? '').trim())
+			throw invalidInput(
+				node,
+				itemIndex,
+				`Buttons → row ${i + 1} → Text`,
+				'is empty',
+				'Give every button a label.',
+			);
 		const button: IDataObject = { type: b.type, text: b.text };
 		if (b.type === 'URL') button.url = b.url;
 		if (b.type === 'PHONE_NUMBER') button.phone_number = b.phoneNumber;
@@ -131,21 +204,47 @@ function components(ctx: IExecuteFunctions, itemIndex: number): IDataObject[] {
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const node = this.getNode();
-	const agentId = uuidParam(this, this.getNodeParameter('agentId', itemIndex, ''), itemIndex, 'Agent', false);
+	const agentId = uuidParam(
+		this,
+		this.getNodeParameter('agentId', itemIndex, ''),
+		itemIndex,
+		'Agent',
+		false,
+	);
 	const name = String(this.getNodeParameter('name', itemIndex, '') ?? '').trim();
 	if (!/^[a-z0-9_]+$/.test(name)) {
-		throw invalidInput(node, itemIndex, 'Name', `must be lowercase letters, digits and underscores, got ${JSON.stringify(name.slice(0, 60))}`, 'For example order_update.');
+		throw invalidInput(
+			node,
+			itemIndex,
+			'Name',
+			`must be lowercase letters, digits and underscores, got ${JSON.stringify(name.slice(0, 60))}`,
+			'For example order_update.',
+		);
 	}
 	const language = String(this.getNodeParameter('language', itemIndex, '') ?? '').trim();
-	if (!language) throw invalidInput(node, itemIndex, 'Language', 'is empty', 'Enter a language code such as en or en_US.');
+	if (!language)
+		throw invalidInput(
+			node,
+			itemIndex,
+			'Language',
+			'is empty',
+			'Enter a language code such as en or en_US.',
+		);
 	const { body } = await apiRequest<IDataObject>(this, {
 		method: 'POST',
 		path: '/bizchat/templates',
 		query: { agent_id: agentId },
-		body: { name, category: this.getNodeParameter('category', itemIndex, 'UTILITY') as string, language, components: components(this, itemIndex) },
+		body: {
+			name,
+			category: this.getNodeParameter('category', itemIndex, 'UTILITY') as string,
+			language,
+			components: components(this, itemIndex),
+		},
 		scope: 'templates:manage',
 		itemIndex,
 	});
 	// The answer's fields are not specified by the API: it is passed through as it comes.
-	return [typeof body === 'object' && body !== null && !Array.isArray(body) ? body : { response: body }];
+	return [
+		typeof body === 'object' && body !== null && !Array.isArray(body) ? body : { response: body },
+	];
 }

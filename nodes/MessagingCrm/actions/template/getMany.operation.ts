@@ -7,7 +7,10 @@ import { agentSelect, limitOf, returnAllOrLimit } from '../common/descriptions';
 import type { OperationOption } from '../node.type';
 
 const properties: INodeProperties[] = [
-	agentSelect({ description: 'Only this agent\'s templates; empty for all. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.' }),
+	agentSelect({
+		description:
+			'Only this agent\'s templates; empty for all. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+	}),
 	{
 		displayName: 'Status',
 		name: 'templateStatus',
@@ -28,14 +31,24 @@ export const option: OperationOption = {
 	name: 'Get Many',
 	value: 'getMany',
 	action: 'Get many templates',
-	description: 'List business-chat templates with their status. Scope: messages:template or agents:read.',
+	description:
+		'List business-chat templates with their status. Scope: messages:template or agents:read.',
 };
 
-export const description = updateDisplayOptions({ show: { resource: ['template'], operation: ['getMany'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['template'], operation: ['getMany'] } },
+	properties,
+);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const limit = limitOf(this, itemIndex);
-	const agentId = uuidParam(this, this.getNodeParameter('agentId', itemIndex, ''), itemIndex, 'Agent', false);
+	const agentId = uuidParam(
+		this,
+		this.getNodeParameter('agentId', itemIndex, ''),
+		itemIndex,
+		'Agent',
+		false,
+	);
 	const statuses = this.getNodeParameter('templateStatus', itemIndex, []) as string[];
 	const { body } = await apiRequest<{ templates?: IDataObject[] }>(this, {
 		method: 'GET',
@@ -44,6 +57,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		scope: ['messages:template', 'agents:read'],
 		itemIndex,
 	});
-	const templates = (body.templates ?? []).filter((t) => statuses.length === 0 || statuses.includes(String(t.status)));
+	const templates = (body.templates ?? []).filter(
+		(t) => statuses.length === 0 || statuses.includes(String(t.status)),
+	);
 	return templates.slice(0, limit);
 }

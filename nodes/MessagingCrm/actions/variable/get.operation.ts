@@ -14,8 +14,16 @@ const properties: INodeProperties[] = [
 		type: 'options',
 		default: 'object',
 		options: [
-			{ name: 'One Item, Name to Value', value: 'object', description: 'For example {"plan": "pro", "seats": 5}, handy in expressions' },
-			{ name: 'One Item per Variable', value: 'each', description: 'With type, list elements, group and update time' },
+			{
+				name: 'One Item, Name to Value',
+				value: 'object',
+				description: 'For example {"plan": "pro", "seats": 5}, handy in expressions',
+			},
+			{
+				name: 'One Item per Variable',
+				value: 'each',
+				description: 'With type, list elements, group and update time',
+			},
 		],
 	},
 ];
@@ -28,15 +36,24 @@ export const option: OperationOption = {
 	description: 'Read every variable of a customer or a deal. Scope: customers:read.',
 };
 
-export const description = updateDisplayOptions({ show: { resource: ['variable'], operation: ['get'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['variable'], operation: ['get'] } },
+	properties,
+);
 
 /** Reads: several items at once. */
 export const concurrency = 8;
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const { path, owner } = await variablesPath(this, itemIndex);
-	const { body } = await apiRequest<{ variables?: IDataObject[] }>(this, { method: 'GET', path, scope: 'customers:read', itemIndex });
+	const { body } = await apiRequest<{ variables?: IDataObject[] }>(this, {
+		method: 'GET',
+		path,
+		scope: 'customers:read',
+		itemIndex,
+	});
 	const variables = body.variables ?? [];
-	if (this.getNodeParameter('output', itemIndex, 'object') === 'each') return variables.map((v) => ({ ...owner, ...v }));
+	if (this.getNodeParameter('output', itemIndex, 'object') === 'each')
+		return variables.map((v) => ({ ...owner, ...v }));
 	return [variablesItem(owner, variables)];
 }

@@ -14,17 +14,29 @@ export const option: OperationOption = {
 	name: 'Set',
 	value: 'set',
 	action: 'Set variables',
-	description: 'Write, append to, clear or delete variables of a customer or a deal. Scope: customers:write.',
+	description:
+		'Write, append to, clear or delete variables of a customer or a deal. Scope: customers:write.',
 };
 
-export const description = updateDisplayOptions({ show: { resource: ['variable'], operation: ['set'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['variable'], operation: ['set'] } },
+	properties,
+);
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const variables = readVariables(this, itemIndex) ?? {};
 	if (Object.keys(variables).length === 0) {
-		throw invalidInput(this.getNode(), itemIndex, 'Variables', 'is empty', 'Add at least one variable row, or write a JSON object.');
+		throw invalidInput(
+			this.getNode(),
+			itemIndex,
+			'Variables',
+			'is empty',
+			'Add at least one variable row, or write a JSON object.',
+		);
 	}
 	const { path, owner } = await variablesPath(this, itemIndex);
 	// At most 50 per call: larger sets go as consecutive calls, and the last answer is the final state.
-	return [variablesItem(owner, await patchVariables(this, path, chunkVariables(variables), itemIndex))];
+	return [
+		variablesItem(owner, await patchVariables(this, path, chunkVariables(variables), itemIndex)),
+	];
 }

@@ -17,11 +17,17 @@ export const targetProperties: INodeProperties[] = [
 		],
 	},
 	{ ...customerLocator, displayOptions: { show: { target: ['customer'] } } },
-	...dealSelector.map((p) => ({ ...p, displayOptions: { show: { ...p.displayOptions?.show, target: ['deal'] } } })),
+	...dealSelector.map((p) => ({
+		...p,
+		displayOptions: { show: { ...p.displayOptions?.show, target: ['deal'] } },
+	})),
 ];
 
 /** The variables path of the chosen customer or deal, and the id in the output. */
-export async function variablesPath(ctx: IExecuteFunctions, itemIndex: number): Promise<{ path: string; owner: Record<string, string> }> {
+export async function variablesPath(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+): Promise<{ path: string; owner: Record<string, string> }> {
 	if (ctx.getNodeParameter('target', itemIndex, 'customer') === 'deal') {
 		const dealId = await resolveDealId(ctx, itemIndex);
 		return { path: paths.deal(dealId, '/variables'), owner: { deal_id: dealId } };
