@@ -1,4 +1,4 @@
-import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import type { INode, INodeExecutionData, INodeParameters, WorkflowExecuteMode } from 'n8n-workflow';
 
 import type { Sandbox, SandboxOptions } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
@@ -18,6 +18,8 @@ export interface Env {
 			apiKey?: string;
 			executionId?: string;
 			scopes?: string[];
+			mode?: WorkflowExecuteMode;
+			node?: Partial<INode>;
 		},
 	): ReturnType<typeof runNode>;
 	/** Runs and expects success; returns the output items' json. */
@@ -50,6 +52,8 @@ export function useSandbox(options: SandboxOptions = {}): Env {
 			continueOnFail: opts.continueOnFail,
 			errorOutput: opts.errorOutput,
 			executionId: opts.executionId,
+			mode: opts.mode,
+			node: opts.node,
 		});
 	env.ok = async (parameters, items) => {
 		const { items: out, error } = await env.run(parameters, { items });

@@ -35,6 +35,7 @@ import type {
 	IWorkflowBase,
 	IWorkflowExecuteAdditionalData,
 	ExecutionError,
+	WorkflowExecuteMode,
 } from 'n8n-workflow';
 import { Expression, ICredentialsHelper, LoggerProxy, Workflow } from 'n8n-workflow';
 
@@ -290,6 +291,8 @@ export async function runNode(options: {
 	continueOnFail?: boolean;
 	errorOutput?: boolean;
 	executionId?: string;
+	/** n8n's execution mode: 'manual' unless given ('retry' is n8n's Retry of an execution). */
+	mode?: WorkflowExecuteMode;
 	/** Another node to run instead (e.g. n8n's HTTP Request node in the benchmarks), with its types. */
 	node?: Partial<INode>;
 	nodeTypes?: INodeTypes;
@@ -321,7 +324,8 @@ export async function runNode(options: {
 		active: false,
 		settings: {},
 	} as unknown as IWorkflowBase;
-	const hooks = new ExecutionLifecycleHooks('manual', executionId, workflowData);
+	const mode = options.mode ?? 'manual';
+	const hooks = new ExecutionLifecycleHooks(mode, executionId, workflowData);
 	let finished!: (run: IRun) => void;
 	const done = new Promise<IRun>((resolve) => (finished = resolve));
 	hooks.addHandler('workflowExecuteAfter', (fullRunData) => finished(fullRunData));
@@ -344,7 +348,7 @@ export async function runNode(options: {
 			waitingExecutionSource: {},
 		},
 	} as unknown as IRunExecutionData;
-	const execute = new WorkflowExecute(data, 'manual', runExecutionData);
+	const execute = new WorkflowExecute(data, mode, runExecutionData);
 	try {
 		await execute.processRunExecutionData(workflow);
 	} catch (error) {

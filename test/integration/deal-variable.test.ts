@@ -9,7 +9,7 @@ async function customer(phone = '+15550103000'): Promise<string> {
 }
 
 describe('Deals', () => {
-	it('creates a deal in another pipeline, refuses a second active one there with a clear 409', async () => {
+	it('creates a deal in another pipeline; a second create returns it, or fails with a clear 409 when asked to', async () => {
 		const id = await customer();
 		const params = {
 			resource: 'deal',
@@ -27,7 +27,12 @@ describe('Deals', () => {
 			title: 'Onboard',
 			status: 'active',
 		});
-		const { error } = await env.run(params);
+		expect(deal.created).toBe(true);
+		// By default the existing active deal comes back (a retried workflow goes on) ...
+		const [again] = await env.ok(params);
+		expect(again).toMatchObject({ id: deal.id, created: false });
+		// ... and with "Fail", the 409 names the pipeline.
+		const { error } = await env.run({ ...params, ifExists: 'fail' });
 		expect(error?.message).toBe(
 			'conflict: The customer already has an active deal in pipeline "Onboarding"',
 		);

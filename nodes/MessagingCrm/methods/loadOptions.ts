@@ -10,9 +10,9 @@ import {
 	listAgents,
 	listPipelines,
 	listPools,
+	listTemplates,
 	lookupCustomer,
 } from '../transport/endpoints';
-import { apiRequest } from '../transport/request';
 
 function byName(a: INodePropertyOptions, b: INodePropertyOptions): number {
 	return a.name.localeCompare(b.name);
@@ -103,20 +103,13 @@ export async function getStageIds(this: ILoadOptionsFunctions): Promise<INodePro
 export async function getApprovedTemplates(
 	this: ILoadOptionsFunctions,
 ): Promise<INodePropertyOptions[]> {
-	const { body } = await apiRequest<{
-		templates?: Array<{ name: string; status: string; language: string; variables?: unknown[] }>;
-	}>(this, {
-		method: 'GET',
-		path: '/bizchat/templates',
-		query: { agent_id: currentId(this, 'agentId') },
-		scope: ['messages:template', 'agents:read'],
-	});
-	return (body.templates ?? [])
+	const templates = await listTemplates(this, { agentId: currentId(this, 'agentId') });
+	return templates
 		.filter((t) => t.status === 'APPROVED')
 		.map((t) => ({
-			name: `${t.name} (${t.language})`,
-			value: t.name,
-			description: `${t.variables?.length ?? 0} variables`,
+			name: `${String(t.name)} (${String(t.language)})`,
+			value: String(t.name),
+			description: `${Array.isArray(t.variables) ? t.variables.length : 0} variables`,
 		}))
 		.sort(byName);
 }

@@ -101,6 +101,21 @@ export async function customerDeals(
 	return { deals: body.deals ?? [], rateLimit };
 }
 
+/** GET /bizchat/templates, optionally of one agent: every status. */
+export async function listTemplates(
+	ctx: ApiContext,
+	options: { agentId?: string; itemIndex?: number } = {},
+): Promise<IDataObject[]> {
+	const { body } = await apiRequest<{ templates?: IDataObject[] }>(ctx, {
+		method: 'GET',
+		path: '/bizchat/templates',
+		query: { agent_id: options.agentId || undefined },
+		scope: ['messages:template', 'agents:read'],
+		itemIndex: options.itemIndex,
+	});
+	return body.templates ?? [];
+}
+
 /** GET /customers/{id}/messengers: each with its 24-hour window fields. */
 export async function customerMessengers(
 	ctx: ApiContext,

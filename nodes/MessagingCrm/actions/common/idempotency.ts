@@ -1,7 +1,37 @@
 import { createHash } from 'crypto';
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { invalidInput } from '../../helpers/validate';
+
+/**
+ * How the default Idempotency-Key is made. `input` (the default): from the workflow, the node,
+ * its run, the input item's data and the request itself, so that n8n's Retry of a failed or
+ * crashed execution (a new execution ID, the same items) sends nothing twice, while a new event
+ * with other data is a new send. `execution`: from the execution, node, run and item, so that
+ * every execution sends, identical or not (n8n's Retry then sends again what had gone through).
+ */
+export const repeatProtectionOption: INodeProperties = {
+	displayName: 'Repeat Protection',
+	name: 'repeatProtection',
+	type: 'options',
+	default: 'input',
+	options: [
+		{
+			name: 'Same Input, Same Request: Send Once',
+			value: 'input',
+			description:
+				'A retry of a failed or crashed execution in n8n, and any run with the same input item and the same request within 24 hours, return the first answer instead of sending again. A new event with other data sends.',
+		},
+		{
+			name: 'Every Execution Sends',
+			value: 'execution',
+			description:
+				"A key per execution and item: a deliberate repeat of an identical request is sent again, and so is what had gone through before n8n's Retry of a failed execution",
+		},
+	],
+	description:
+		"What a repeat does. The default makes n8n's Retry safe; a deliberately repeated identical message (say, an hourly reminder with the same text) is then sent once in 24 hours unless you choose Every Execution Sends or map your own key.",
+};
 
 export const idempotencyKeyOption: INodeProperties = {
 	displayName: 'Idempotency Key',
@@ -10,46 +40,91 @@ export const idempotencyKeyOption: INodeProperties = {
 	default: '',
 	placeholder: '={{ $json.submissionId }}',
 	description:
-		'Sent as Idempotency-Key: a repeat with the same key within 24 hours returns the first answer and does nothing again. Leave empty for a key derived from this execution and item (safe against retries and re-runs of the same execution); map something stable, such as a form submission ID, to make re-running the whole workflow safe too.',
+		'Your own Idempotency-Key instead of the one Repeat Protection derives: a repeat with the same key within 24 hours returns the first answer and does nothing again. Map something stable, such as a form submission or order ID.',
 };
 
-// Per node run (the context object), the part of the derived key that all its items share.
-const runPrefixes = new WeakMap<object, string>();
-
-function runPrefix(ctx: IExecuteFunctions): string {
-	let prefix = runPrefixes.get(ctx);
-	if (prefix === undefined) {
-		const runIndex = ctx.getWorkflowDataProxy(0).$runIndex;
-		prefix = [ctx.getWorkflow().id ?? '', ctx.getExecutionId(), ctx.getNode().id, runIndex].join(
-			':',
-		);
-		runPrefixes.set(ctx, prefix);
-	}
-	return prefix;
+/** What a derived key is made from. */
+export interface KeySource {
+	/** `input` or `execution` (Repeat Protection). */
+	protection: unknown;
+	/** The operation, so that two operations of one node never share a key. */
+	purpose: string;
+	path: string;
+	body: IDataObject;
 }
 
-/** The user's key from the node's options, or one derived from the execution, node, run and item. */
-export function idempotencyKey(
+/** JSON with object keys sorted, so that the same data always hashes the same. */
+function canonical(value: unknown): string {
+	if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+	if (value && typeof value === 'object') {
+		const entries = Object.entries(value as IDataObject)
+			.filter(([, v]) => v !== undefined)
+			.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+		return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+	}
+	return JSON.stringify(value ?? null);
+}
+
+function digest(parts: unknown[]): string {
+	return `n8n-${createHash('sha256').update(canonical(parts)).digest('hex').slice(0, 40)}`;
+}
+
+// Per node run (the context object), what all its items' keys share; nothing outlives the run.
+const runs = new WeakMap<object, { workflow: string; node: string; runIndex: number }>();
+
+function runOf(ctx: IExecuteFunctions): { workflow: string; node: string; runIndex: number } {
+	let run = runs.get(ctx);
+	if (!run) {
+		run = {
+			workflow: ctx.getWorkflow().id ?? '',
+			node: ctx.getNode().id,
+			runIndex: ctx.getWorkflowDataProxy(0).$runIndex,
+		};
+		runs.set(ctx, run);
+	}
+	return run;
+}
+
+/** The user's own key from the node's options, checked before any request; undefined when empty. */
+export function customKey(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-	custom: unknown,
-	purpose: string,
-): string {
-	if (typeof custom === 'string' && custom.trim() !== '') {
-		const key = custom.trim();
-		if (key.length > 255) {
-			throw invalidInput(
-				ctx.getNode(),
-				itemIndex,
-				'Idempotency Key',
-				'is longer than 255 characters',
-				'Use a shorter key, for example an ID or a hash of the submission.',
-			);
-		}
-		return key;
+	value: unknown,
+): string | undefined {
+	if (typeof value !== 'string' || value.trim() === '') return undefined;
+	const key = value.trim();
+	if (key.length > 255) {
+		throw invalidInput(
+			ctx.getNode(),
+			itemIndex,
+			'Idempotency Key',
+			'is longer than 255 characters',
+			'Use a shorter key, for example an ID or a hash of the submission.',
+		);
 	}
-	const digest = createHash('sha256')
-		.update(`${runPrefix(ctx)}:${itemIndex}:${purpose}`)
-		.digest('hex');
-	return `n8n-${digest.slice(0, 40)}`;
+	return key;
+}
+
+/**
+ * The Idempotency-Key Repeat Protection derives for one request. The input-derived key holds the
+ * request itself, so that it can never be reused with another body, whatever scope the server
+ * keeps keys in.
+ */
+export function derivedKey(ctx: IExecuteFunctions, itemIndex: number, source: KeySource): string {
+	const { workflow, node, runIndex } = runOf(ctx);
+	if (source.protection === 'execution') {
+		return digest([workflow, ctx.getExecutionId(), node, runIndex, itemIndex, source.purpose]);
+	}
+	const input = ctx.getInputData()[itemIndex]?.json ?? {};
+	return digest([workflow, node, runIndex, source.purpose, source.path, source.body, input]);
+}
+
+/**
+ * The key for one more send in n8n's Retry of an execution, after the send under the item's
+ * usual key came back as a final refusal: the operator has fixed the cause (reconnected the
+ * channel) and pressed Retry, and a refusal delivered nothing, so this cannot double a message.
+ * Unique to this execution, so that the next Retry may try once more.
+ */
+export function retryExecutionKey(ctx: IExecuteFunctions, key: string): string {
+	return digest([key, 'after-refusal', ctx.getExecutionId()]);
 }

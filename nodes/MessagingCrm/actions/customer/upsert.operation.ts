@@ -6,7 +6,12 @@ import { invalidInput, uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
 import { agentSelect, pipelineSelect, stageCodeSelect } from '../common/descriptions';
 
-import { idempotencyKey, idempotencyKeyOption } from '../common/idempotency';
+import {
+	customKey,
+	derivedKey,
+	idempotencyKeyOption,
+	repeatProtectionOption,
+} from '../common/idempotency';
 import { MESSENGER_TYPE_OPTIONS } from '../common/messengers';
 import { readVariables, variablesEditor } from '../common/variables';
 import type { OperationOption } from '../node.type';
@@ -177,7 +182,7 @@ const properties: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add Option',
 		default: {},
-		options: [idempotencyKeyOption],
+		options: [idempotencyKeyOption, repeatProtectionOption],
 	},
 ];
 
@@ -344,11 +349,19 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (chunks.length) body.variables = chunks[0];
 
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const key =
+		customKey(this, itemIndex, options.idempotencyKey) ??
+		derivedKey(this, itemIndex, {
+			protection: options.repeatProtection,
+			purpose: 'customer-upsert',
+			path: '/customers',
+			body,
+		});
 	const { body: customer } = await apiRequest<IDataObject>(this, {
 		method: 'POST',
 		path: '/customers',
 		body,
-		idempotencyKey: idempotencyKey(this, itemIndex, options.idempotencyKey, 'customer-upsert'),
+		idempotencyKey: key,
 		scope: 'customers:write',
 		itemIndex,
 	});

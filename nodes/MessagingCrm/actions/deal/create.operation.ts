@@ -6,8 +6,10 @@ import { uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
 import { agentSelect, pipelineSelect, stageCodeSelect } from '../common/descriptions';
 import { customerLocator, resolveCustomerId } from '../common/customer';
+import { asNodeError } from '../errors';
 import type { OperationOption } from '../node.type';
-import { paths } from '../../transport/endpoints';
+import { customerDeals, isClosed, paths } from '../../transport/endpoints';
+import { apiFailureOf } from '../../transport/errors';
 
 const properties: INodeProperties[] = [
 	customerLocator,
@@ -30,6 +32,27 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		description: 'Up to 255 characters',
+	},
+	{
+		displayName: 'If an Active Deal Exists',
+		name: 'ifExists',
+		type: 'options',
+		default: 'returnExisting',
+		options: [
+			{
+				name: 'Return the Existing Deal',
+				value: 'returnExisting',
+				description:
+					"The customer's active deal in that pipeline comes back with created: false, so a retried or re-run workflow goes on",
+			},
+			{
+				name: 'Fail',
+				value: 'fail',
+				description: 'The item fails with conflict (409), naming the pipeline',
+			},
+		],
+		description:
+			'The API allows one active deal per customer per pipeline. What to do when there is one already, for example on a retry of a run whose first attempt created it.',
 	},
 ];
 
@@ -77,13 +100,31 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			LIMITS.dealTitle,
 		),
 	};
+	const ifExists = this.getNodeParameter('ifExists', itemIndex, 'returnExisting') as string;
 	const customerId = await resolveCustomerId(this, itemIndex);
-	const { body: deal } = await apiRequest<IDataObject>(this, {
-		method: 'POST',
-		path: paths.customer(customerId, '/deals'),
-		body,
-		scope: 'customers:write',
-		itemIndex,
-	});
-	return [{ customer_id: customerId, ...deal }];
+	try {
+		const { body: deal } = await apiRequest<IDataObject>(this, {
+			method: 'POST',
+			path: paths.customer(customerId, '/deals'),
+			body,
+			scope: 'customers:write',
+			itemIndex,
+		});
+		return [{ customer_id: customerId, ...deal, created: true }];
+	} catch (error) {
+		const failure = apiFailureOf(error);
+		if (ifExists !== 'returnExisting' || failure?.status !== 409)
+			throw asNodeError(this, error, itemIndex);
+		// The conflict names the pipeline (and the deal, where the API says so); else the one asked for.
+		const pipelineId = String(failure.details.pipeline_id ?? body.pipeline_id ?? '') || undefined;
+		if (!pipelineId && failure.details.deal_id === undefined)
+			throw asNodeError(this, error, itemIndex);
+		const { deals } = await customerDeals(this, customerId, { pipelineId, itemIndex });
+		const existing = deals.find(
+			(d) =>
+				!isClosed(d) && (failure.details.deal_id === undefined || d.id === failure.details.deal_id),
+		);
+		if (!existing) throw asNodeError(this, error, itemIndex);
+		return [{ customer_id: customerId, ...existing, created: false }];
+	}
 }

@@ -3,11 +3,21 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { invalidInput, uuidParam } from '../../helpers/validate';
 import type { ApiFailure } from '../../transport/errors';
+import { apiFailureOf } from '../../transport/errors';
+import { headerValue } from '../../transport/rateLimit';
+import type { ApiResponse } from '../../transport/request';
 import { apiRequest } from '../../transport/request';
 import { agentSelect } from '../common/descriptions';
 import { customerLocator, resolveCustomerId } from '../common/customer';
-import { idempotencyKey, idempotencyKeyOption } from '../common/idempotency';
+import {
+	customKey,
+	derivedKey,
+	idempotencyKeyOption,
+	repeatProtectionOption,
+	retryExecutionKey,
+} from '../common/idempotency';
 import { readTemplate, templateFields } from '../common/template';
+import { asNodeError } from '../errors';
 import type { OperationOption } from '../node.type';
 import { customerMessengers, paths } from '../../transport/endpoints';
 
@@ -126,11 +136,8 @@ const properties: INodeProperties[] = [
 				description:
 					"Whether to read the customer's messengers first (one extra request) and fail the item locally when free-form text is not allowed right now",
 			},
-			{
-				...idempotencyKeyOption,
-				description:
-					'Sent as Idempotency-Key so that a retry never sends twice. Leave empty for a key derived from this execution and item; map something stable to make a re-run of the whole workflow safe too.',
-			},
+			idempotencyKeyOption,
+			repeatProtectionOption,
 		],
 	},
 ];
@@ -150,6 +157,22 @@ export const description = updateDisplayOptions(
 );
 
 /** Send failures worth another try with the same key: the API says so, or the messenger timed out. */
+/** The messenger's final refusals: stored by the API under the Idempotency-Key, nothing delivered. */
+const FINAL_REFUSALS = new Set([
+	'no_peer',
+	'recipient_unreachable',
+	'channel_unavailable',
+	'send_rejected',
+	'bizchat_window_closed',
+]);
+
+function isFinalRefusal(error: unknown): boolean {
+	const failure = apiFailureOf(error);
+	return (
+		failure !== undefined && FINAL_REFUSALS.has(failure.code) && failure.details.retryable !== true
+	);
+}
+
 export function retryableSendFailure(failure: ApiFailure): boolean {
 	return failure.details.retryable === true || failure.status === 502;
 }
@@ -246,18 +269,40 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		body.follow_up = reminder;
 	}
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const key = idempotencyKey(this, itemIndex, options.idempotencyKey, 'message-send');
+	const ownKey = customKey(this, itemIndex, options.idempotencyKey);
 	const customerId = await resolveCustomerId(this, itemIndex);
 	if (options.checkWindow === true && content === 'text')
 		await checkWindow(this, itemIndex, customerId, messengerType);
-	const { body: sent } = await apiRequest<IDataObject>(this, {
-		method: 'POST',
-		path: paths.customer(customerId, '/messages'),
-		body,
-		idempotencyKey: key,
-		retryWhen: retryableSendFailure,
-		scope: content === 'template' ? 'messages:template' : 'messages:send',
-		itemIndex,
-	});
-	return [{ customer_id: customerId, ...sent }];
+	const path = paths.customer(customerId, '/messages');
+	const key =
+		ownKey ??
+		derivedKey(this, itemIndex, {
+			protection: options.repeatProtection,
+			purpose: 'message-send',
+			path,
+			body,
+		});
+	const send = async (idempotencyKey: string) =>
+		await apiRequest<IDataObject>(this, {
+			method: 'POST',
+			path,
+			body,
+			idempotencyKey,
+			retryWhen: retryableSendFailure,
+			scope: content === 'template' ? 'messages:template' : 'messages:send',
+			itemIndex,
+		});
+	let answer: ApiResponse<IDataObject>;
+	try {
+		answer = await send(key);
+	} catch (error) {
+		// n8n's Retry of an execution after the operator fixed the cause: a final refusal under the
+		// item's usual key (stored by the API, so replayed) gets one fresh try under a key of this
+		// execution. A refusal delivered nothing, so this cannot double a message.
+		if (this.getMode() !== 'retry' || !isFinalRefusal(error))
+			throw asNodeError(this, error, itemIndex);
+		answer = await send(retryExecutionKey(this, key));
+	}
+	const replayed = headerValue(answer.headers, 'idempotent-replayed') === 'true';
+	return [{ customer_id: customerId, ...answer.body, ...(replayed ? { replayed: true } : {}) }];
 }

@@ -2,8 +2,11 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { jsonParse, updateDisplayOptions } from 'n8n-workflow';
 
 import { invalidInput, uuidParam } from '../../helpers/validate';
+import { listTemplates } from '../../transport/endpoints';
+import { apiFailureOf } from '../../transport/errors';
 import { apiRequest } from '../../transport/request';
 import { agentSelect } from '../common/descriptions';
+import { asNodeError } from '../errors';
 import type { OperationOption } from '../node.type';
 
 const properties: INodeProperties[] = [
@@ -125,6 +128,27 @@ const properties: INodeProperties[] = [
 		default: '[\n  { "type": "BODY", "text": "Hi {{1}}" }\n]',
 		displayOptions: { show: { componentsInput: ['json'] } },
 	},
+	{
+		displayName: 'If the Template Exists',
+		name: 'ifExists',
+		type: 'options',
+		default: 'returnExisting',
+		options: [
+			{
+				name: 'Return the Existing Template',
+				value: 'returnExisting',
+				description:
+					'The template of that name and language comes back as it is now (with its status) and created: false, so a retried workflow goes on. Reading it needs messages:template or agents:read.',
+			},
+			{
+				name: 'Fail',
+				value: 'fail',
+				description: "The item fails with the API's validation error",
+			},
+		],
+		description:
+			'What to do when a template of this name and language already exists, for example on a retry of a run whose first attempt created it',
+	},
 ];
 
 /** Its entry in the Operation dropdown. */
@@ -230,21 +254,37 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			'is empty',
 			'Enter a language code such as en or en_US.',
 		);
-	const { body } = await apiRequest<IDataObject>(this, {
-		method: 'POST',
-		path: '/bizchat/templates',
-		query: { agent_id: agentId },
-		body: {
-			name,
-			category: this.getNodeParameter('category', itemIndex, 'UTILITY') as string,
-			language,
-			components: components(this, itemIndex),
-		},
-		scope: 'templates:manage',
-		itemIndex,
-	});
+	const ifExists = this.getNodeParameter('ifExists', itemIndex, 'returnExisting') as string;
+	let body: unknown;
+	try {
+		({ body } = await apiRequest<unknown>(this, {
+			method: 'POST',
+			path: '/bizchat/templates',
+			query: { agent_id: agentId },
+			body: {
+				name,
+				category: this.getNodeParameter('category', itemIndex, 'UTILITY') as string,
+				language,
+				components: components(this, itemIndex),
+			},
+			scope: 'templates:manage',
+			itemIndex,
+		}));
+	} catch (error) {
+		// A 422 on the name may mean "exists": the list says whether it does.
+		if (ifExists !== 'returnExisting' || apiFailureOf(error)?.status !== 422)
+			throw asNodeError(this, error, itemIndex);
+		const existing = await listTemplates(this, { agentId, itemIndex }).then(
+			(templates) => templates.find((t) => t.name === name && t.language === language),
+			() => undefined,
+		);
+		if (!existing) throw asNodeError(this, error, itemIndex);
+		return [{ ...existing, created: false }];
+	}
 	// The answer's fields are not specified by the API: it is passed through as it comes.
 	return [
-		typeof body === 'object' && body !== null && !Array.isArray(body) ? body : { response: body },
+		typeof body === 'object' && body !== null && !Array.isArray(body)
+			? { ...(body as IDataObject), created: true }
+			: { response: body as IDataObject[keyof IDataObject], created: true },
 	];
 }

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { uuidParam } from '../../helpers/validate';
-import { apiRequest } from '../../transport/request';
+import { listTemplates } from '../../transport/endpoints';
 import { agentSelect, limitOf, returnAllOrLimit } from '../common/descriptions';
 import type { OperationOption } from '../node.type';
 
@@ -50,14 +50,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		false,
 	);
 	const statuses = this.getNodeParameter('templateStatus', itemIndex, []) as string[];
-	const { body } = await apiRequest<{ templates?: IDataObject[] }>(this, {
-		method: 'GET',
-		path: '/bizchat/templates',
-		query: { agent_id: agentId },
-		scope: ['messages:template', 'agents:read'],
-		itemIndex,
-	});
-	const templates = (body.templates ?? []).filter(
+	const templates = (await listTemplates(this, { agentId, itemIndex })).filter(
 		(t) => statuses.length === 0 || statuses.includes(String(t.status)),
 	);
 	return templates.slice(0, limit);
