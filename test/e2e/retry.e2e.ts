@@ -13,10 +13,20 @@ import type { Sandbox } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
 import { ensureN8n, N8N_VERSION, prepareUserFolder, startN8n } from './n8n';
 import type { WorkflowJson } from './setup';
-import { CREDENTIAL_ID, importCredential, importWorkflows, publishWorkflow, setupOwner } from './setup';
+import {
+	CREDENTIAL_ID,
+	importCredential,
+	importWorkflows,
+	publishWorkflow,
+	setupOwner,
+} from './setup';
 
 const PORT = 5693;
-const options = { userFolder: mkdtempSync(path.join(tmpdir(), 'n8n-e2e-retry-')), port: PORT, version: N8N_VERSION };
+const options = {
+	userFolder: mkdtempSync(path.join(tmpdir(), 'n8n-e2e-retry-')),
+	port: PORT,
+	version: N8N_VERSION,
+};
 const LOG = path.join(tmpdir(), 'n8n-e2e-retry.log');
 
 /** Webhook (a list of customers) → Split Out → Message Send, saving progress so a crash can be retried. */
@@ -24,10 +34,35 @@ const WORKFLOW: WorkflowJson = {
 	id: 'mcrmRetrySends01',
 	name: 'Send to a list of customers (retry e2e)',
 	active: false,
-	settings: { executionOrder: 'v1', saveExecutionProgress: true, saveDataErrorExecution: 'all', saveDataSuccessExecution: 'all' },
+	settings: {
+		executionOrder: 'v1',
+		saveExecutionProgress: true,
+		saveDataErrorExecution: 'all',
+		saveDataSuccessExecution: 'all',
+	},
 	nodes: [
-		{ id: 'a0000000-0000-4000-8000-000000000001', name: 'Customers', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: 'b0000000-0000-4000-8000-000000000001', parameters: { httpMethod: 'POST', path: 'retry-sends', responseMode: 'onReceived', options: {} } } as never,
-		{ id: 'a0000000-0000-4000-8000-000000000002', name: 'One item each', type: 'n8n-nodes-base.splitOut', typeVersion: 1, position: [220, 0], parameters: { fieldToSplitOut: 'body.customers', options: {} } } as never,
+		{
+			id: 'a0000000-0000-4000-8000-000000000001',
+			name: 'Customers',
+			type: 'n8n-nodes-base.webhook',
+			typeVersion: 2,
+			position: [0, 0],
+			webhookId: 'b0000000-0000-4000-8000-000000000001',
+			parameters: {
+				httpMethod: 'POST',
+				path: 'retry-sends',
+				responseMode: 'onReceived',
+				options: {},
+			},
+		} as never,
+		{
+			id: 'a0000000-0000-4000-8000-000000000002',
+			name: 'One item each',
+			type: 'n8n-nodes-base.splitOut',
+			typeVersion: 1,
+			position: [220, 0],
+			parameters: { fieldToSplitOut: 'body.customers', options: {} },
+		} as never,
 		{
 			id: 'a0000000-0000-4000-8000-000000000003',
 			name: 'Send',
@@ -65,7 +100,11 @@ const until = async (what: string, check: () => boolean | Promise<boolean>, time
 };
 
 const start = async () => {
-	n8n = await startN8n({ ...options, env: { EXECUTIONS_DATA_SAVE_ON_PROGRESS: 'true' }, output: (chunk) => appendFileSync(LOG, chunk) });
+	n8n = await startN8n({
+		...options,
+		env: { EXECUTIONS_DATA_SAVE_ON_PROGRESS: 'true' },
+		output: (chunk) => appendFileSync(LOG, chunk),
+	});
 	cookie = await setupOwner(n8n.url);
 };
 
@@ -77,7 +116,9 @@ interface ExecutionSummary {
 
 async function executions(): Promise<ExecutionSummary[]> {
 	const filter = encodeURIComponent(JSON.stringify({ workflowId: WORKFLOW.id }));
-	const response = await fetch(`${n8n.url}/rest/executions?filter=${filter}`, { headers: { cookie } });
+	const response = await fetch(`${n8n.url}/rest/executions?filter=${filter}`, {
+		headers: { cookie },
+	});
 	const body = (await response.json()) as { data: { results: ExecutionSummary[] } };
 	return body.data.results;
 }
@@ -105,14 +146,23 @@ async function run(ids: string[]): Promise<ExecutionSummary> {
 	expect(response.status).toBe(200);
 	let found: ExecutionSummary | undefined;
 	await until('the execution to end', async () => {
-		found = (await executions()).find((e) => !before.has(e.id) && !['running', 'new', 'waiting'].includes(e.status));
+		found = (await executions()).find(
+			(e) => !before.has(e.id) && !['running', 'new', 'waiting'].includes(e.status),
+		);
 		return found !== undefined;
 	});
 	return found!;
 }
 
-const customers = (count: number) => Array.from({ length: count }, (_, i) => sandbox.demoCustomer(`Retry e2e customer ${i + 1}`));
-const sentTo = (ids: string[]) => ids.map((id) => [...sandbox.store.messages.values()].filter((m) => m.customer_id === id && m.status === 'sent').length);
+const customers = (count: number) =>
+	Array.from({ length: count }, (_, i) => sandbox.demoCustomer(`Retry e2e customer ${i + 1}`));
+const sentTo = (ids: string[]) =>
+	ids.map(
+		(id) =>
+			[...sandbox.store.messages.values()].filter(
+				(m) => m.customer_id === id && m.status === 'sent',
+			).length,
+	);
 
 beforeAll(async () => {
 	ensureN8n(N8N_VERSION);
@@ -133,17 +183,20 @@ describe(`n8n ${N8N_VERSION}: its own Retry of an execution sends nothing twice`
 	it.each([
 		['with the original workflow', false],
 		['with the current workflow', true],
-	])('8 sends stopped at item 5 by a disconnected channel, reconnected, retried %s: each customer messaged once', async (_name, loadWorkflow) => {
-		const ids = customers(8);
-		sandbox.store.sendFailures.set(ids[4], ['channel_unavailable']);
-		const failed = await run(ids);
-		expect(failed.status).toBe('error');
-		expect(sentTo(ids)).toEqual([1, 1, 1, 1, 0, 0, 0, 0]);
-		// The operator reconnects the channel (the refusal was the only one) and presses Retry.
-		const retried = await retry(failed.id, loadWorkflow);
-		expect(retried.status).toBe('success');
-		expect(sentTo(ids)).toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
-	});
+	])(
+		'8 sends stopped at item 5 by a disconnected channel, reconnected, retried %s: each customer messaged once',
+		async (_name, loadWorkflow) => {
+			const ids = customers(8);
+			sandbox.store.sendFailures.set(ids[4], ['channel_unavailable']);
+			const failed = await run(ids);
+			expect(failed.status).toBe('error');
+			expect(sentTo(ids)).toEqual([1, 1, 1, 1, 0, 0, 0, 0]);
+			// The operator reconnects the channel (the refusal was the only one) and presses Retry.
+			const retried = await retry(failed.id, loadWorkflow);
+			expect(retried.status).toBe('success');
+			expect(sentTo(ids)).toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
+		},
+	);
 
 	it('a new event with other customers sends to them; the same list again sends nothing twice', async () => {
 		const ids = customers(3);
@@ -158,12 +211,31 @@ describe(`n8n ${N8N_VERSION}: its own Retry of an execution sends nothing twice`
 	it('n8n killed during a run of 10 sends (one in flight), restarted, the crashed execution retried: each customer messaged once', async () => {
 		const ids = customers(10);
 		// Each send takes 400 ms at the sandbox, which finishes it even after n8n is gone.
-		sandbox.injectFault({ path: '/customers/*', method: 'POST', count: 1_000, kind: 'delay', delayMs: 400 });
+		sandbox.injectFault({
+			path: '/customers/*',
+			method: 'POST',
+			count: 1_000,
+			kind: 'delay',
+			delayMs: 400,
+		});
 		const before = new Set((await executions()).map((e) => e.id));
-		await fetch(`${n8n.url}/webhook/retry-sends`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ customers: ids.map((customerId) => ({ customerId })) }) });
-		const posts = () => sandbox.requests().filter((r) => r.method === 'POST' && ids.some((id) => r.path === `/customers/${id}/messages`));
+		await fetch(`${n8n.url}/webhook/retry-sends`, {
+			method: 'POST',
+			headers: { 'Content-Type': 'application/json' },
+			body: JSON.stringify({ customers: ids.map((customerId) => ({ customerId })) }),
+		});
+		const posts = () =>
+			sandbox
+				.requests()
+				.filter(
+					(r) => r.method === 'POST' && ids.some((id) => r.path === `/customers/${id}/messages`),
+				);
 		// Three sends answered and the fourth on its way: kill n8n in the middle of it.
-		await until('three sends and a fourth in flight', () => sentTo(ids).filter((n) => n > 0).length >= 3 && posts().length >= 3, 60_000);
+		await until(
+			'three sends and a fourth in flight',
+			() => sentTo(ids).filter((n) => n > 0).length >= 3 && posts().length >= 3,
+			60_000,
+		);
 		await new Promise((resolve) => setTimeout(resolve, 150));
 		n8n.process.kill('SIGKILL');
 		await new Promise((resolve) => n8n.process.once('exit', resolve));
