@@ -87,6 +87,43 @@ const WORKFLOW: WorkflowJson = {
 	},
 };
 
+/** Webhook (a list of people) → Split Out → Customer Create or Update, with a deal in the default pipeline. */
+const UPSERTS: WorkflowJson = {
+	...WORKFLOW,
+	id: 'mcrmRetryUpserts1',
+	name: 'Upsert a list of people (retry e2e)',
+	nodes: [
+		{
+			...(WORKFLOW.nodes[0] as object),
+			id: 'c0000000-0000-4000-8000-000000000001',
+			webhookId: 'd0000000-0000-4000-8000-000000000001',
+			parameters: {
+				httpMethod: 'POST',
+				path: 'retry-upserts',
+				responseMode: 'onReceived',
+				options: {},
+			},
+		} as never,
+		{
+			...(WORKFLOW.nodes[1] as object),
+			id: 'c0000000-0000-4000-8000-000000000002',
+			parameters: { fieldToSplitOut: 'body.people', options: {} },
+		} as never,
+		{
+			...(WORKFLOW.nodes[2] as object),
+			id: 'c0000000-0000-4000-8000-000000000003',
+			name: 'Send',
+			parameters: {
+				resource: 'customer',
+				operation: 'upsert',
+				phone: '={{ $json.phone }}',
+				additionalFields: { fullName: '={{ $json.name }}' },
+				options: {},
+			},
+		} as never,
+	],
+};
+
 let sandbox: Sandbox;
 let n8n: Awaited<ReturnType<typeof startN8n>>;
 let cookie: string;
@@ -114,8 +151,8 @@ interface ExecutionSummary {
 	retryOf?: string | null;
 }
 
-async function executions(): Promise<ExecutionSummary[]> {
-	const filter = encodeURIComponent(JSON.stringify({ workflowId: WORKFLOW.id }));
+async function executions(workflowId = WORKFLOW.id): Promise<ExecutionSummary[]> {
+	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
 	const response = await fetch(`${n8n.url}/rest/executions?filter=${filter}`, {
 		headers: { cookie },
 	});
@@ -137,16 +174,26 @@ async function retry(id: string, loadWorkflow: boolean): Promise<ExecutionSummar
 
 /** Starts the workflow for these customers and waits for its execution to end. */
 async function run(ids: string[]): Promise<ExecutionSummary> {
-	const before = new Set((await executions()).map((e) => e.id));
-	const response = await fetch(`${n8n.url}/webhook/retry-sends`, {
+	return await trigger('retry-sends', WORKFLOW.id, {
+		customers: ids.map((customerId) => ({ customerId })),
+	});
+}
+
+async function trigger(
+	webhook: string,
+	workflowId: string,
+	body: unknown,
+): Promise<ExecutionSummary> {
+	const before = new Set((await executions(workflowId)).map((e) => e.id));
+	const response = await fetch(`${n8n.url}/webhook/${webhook}`, {
 		method: 'POST',
 		headers: { 'Content-Type': 'application/json' },
-		body: JSON.stringify({ customers: ids.map((customerId) => ({ customerId })) }),
+		body: JSON.stringify(body),
 	});
 	expect(response.status).toBe(200);
 	let found: ExecutionSummary | undefined;
 	await until('the execution to end', async () => {
-		found = (await executions()).find(
+		found = (await executions(workflowId)).find(
 			(e) => !before.has(e.id) && !['running', 'new', 'waiting'].includes(e.status),
 		);
 		return found !== undefined;
@@ -169,8 +216,9 @@ beforeAll(async () => {
 	sandbox = await startSandbox({ rateLimit: { enabled: false } });
 	prepareUserFolder(options.userFolder);
 	await importCredential(options, { baseUrl: sandbox.url, apiKey: sandbox.mintKey() });
-	await importWorkflows(options, [WORKFLOW]);
+	await importWorkflows(options, [WORKFLOW, UPSERTS]);
 	await publishWorkflow(options, WORKFLOW.id);
+	await publishWorkflow(options, UPSERTS.id);
 	await start();
 });
 
@@ -197,6 +245,46 @@ describe(`n8n ${N8N_VERSION}: its own Retry of an execution sends nothing twice`
 			expect(sentTo(ids)).toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
 		},
 	);
+
+	it('6 upserts stopped at item 4 by a refused request, retried: 6 customers and 6 deals, the first three answered from the store', async () => {
+		const people = Array.from({ length: 6 }, (_, i) => ({
+			phone: `+1555066000${i}`,
+			name: `Upsert e2e ${i + 1}`,
+		}));
+		const before = { customers: sandbox.store.customers.size, deals: sandbox.store.deals.size };
+		sandbox.injectFault({
+			path: '/customers',
+			method: 'POST',
+			skip: 3,
+			count: 1,
+			kind: 'status',
+			status: 409,
+			body: { error: { code: 'conflict', message: 'Injected conflict', details: {} } },
+		});
+		sandbox.clearRequests();
+		const failed = await trigger('retry-upserts', UPSERTS.id, { people });
+		expect(failed.status).toBe('error');
+		expect(sandbox.store.customers.size - before.customers).toBe(3);
+		const retried = await retry(failed.id, false);
+		expect(retried.status).toBe('success');
+		expect({
+			customers: sandbox.store.customers.size - before.customers,
+			deals: sandbox.store.deals.size - before.deals,
+		}).toEqual({ customers: 6, deals: 6 });
+		const posts = sandbox.requests().filter((r) => r.method === 'POST' && r.path === '/customers');
+		expect(posts.map((r) => (r.fault ? 'refused' : r.replayed ? 'replayed' : 'created'))).toEqual([
+			'created',
+			'created',
+			'created',
+			'refused',
+			'replayed',
+			'replayed',
+			'replayed',
+			'created',
+			'created',
+			'created',
+		]);
+	});
 
 	it('a new event with other customers sends to them; the same list again sends nothing twice', async () => {
 		const ids = customers(3);

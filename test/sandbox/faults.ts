@@ -15,6 +15,8 @@ export interface FaultSpec {
 	method?: string;
 	/** How many matching requests it hits. */
 	count: number;
+	/** Matching requests to let through untouched first (the fault then hits the next `count`). */
+	skip?: number;
 	kind: FaultKind;
 	/** `before`: the request is not processed. `after`: processed, then the answer is lost or spoiled. */
 	when?: 'before' | 'after';
@@ -55,12 +57,12 @@ export interface ChaosConfig {
 }
 
 export class FaultPlan {
-	private faults: Array<FaultSpec & { left: number }> = [];
+	private faults: Array<FaultSpec & { left: number; skipLeft: number }> = [];
 
 	private chaos: (ChaosConfig & { next: () => number }) | null = null;
 
 	inject(fault: FaultSpec): void {
-		this.faults.push({ ...fault, left: fault.count });
+		this.faults.push({ ...fault, left: fault.count, skipLeft: fault.skip ?? 0 });
 	}
 
 	clear(): void {
@@ -127,6 +129,10 @@ export class FaultPlan {
 				(!f.method || f.method.toUpperCase() === method) &&
 				(f.path.endsWith('*') ? path.startsWith(f.path.slice(0, -1)) : f.path === path),
 		);
+		if (fault && fault.skipLeft > 0) {
+			fault.skipLeft--;
+			return undefined;
+		}
 		if (fault) {
 			fault.left--;
 			if (fault.left === 0) this.faults = this.faults.filter((f) => f !== fault);
