@@ -221,6 +221,66 @@ async function bulkUpsert(types: INodeTypes) {
 	results.bulkUpsert = out;
 }
 
+/**
+ * Another client of the same key (the company's backend, another workflow, another worker) spends
+ * 40 requests per window, evenly, while the node upserts 300 customers: how many of the
+ * co-tenant's requests are refused, and how much of what it leaves the node takes.
+ */
+async function coTenant() {
+	const apiKey = await fresh({ enabled: true, limit: LIMIT, windowMs: WINDOW_MS });
+	const perWindow = 40;
+	const tenant = { sent: 0, refused: 0 };
+	let stop = false;
+	const loop = (async () => {
+		while (!stop) {
+			const response = await fetch(`${BASE}/agents`, {
+				headers: { Authorization: `Bearer ${apiKey}` },
+			});
+			await response.arrayBuffer();
+			tenant.sent++;
+			if (response.status === 429) tenant.refused++;
+			await new Promise((resolve) => setTimeout(resolve, WINDOW_MS / perWindow));
+		}
+	})();
+	const input = items(300, (i) => ({ phone: `+1555${String(2000000 + i)}`, name: `Shared ${i}` }));
+	const started = Date.now();
+	const result = await runNode({
+		parameters: {
+			resource: 'customer',
+			operation: 'upsert',
+			phone: '={{ $json.phone }}',
+			additionalFields: { fullName: '={{ $json.name }}' },
+		},
+		credentials: { baseUrl: BASE, apiKey },
+		items: input,
+		continueOnFail: true,
+	});
+	const seconds = (Date.now() - started) / 1000;
+	stop = true;
+	await loop;
+	const log = (await requestLog()).filter((r) => r.method === 'POST' && r.path === '/customers');
+	const nodeShare = windowShare(log) * LIMIT;
+	const figures = {
+		seconds,
+		cotenant_requests: tenant.sent,
+		cotenant_refused_429: tenant.refused,
+		cotenant_refused_share: Number((tenant.refused / Math.max(1, tenant.sent)).toFixed(4)),
+		node_per_full_window: Number(nodeShare.toFixed(1)),
+		node_share_of_what_is_left: Number((nodeShare / (LIMIT - perWindow)).toFixed(3)),
+		node_429_on_the_wire: log.filter((r) => r.status === 429).length,
+		failed_items: result.error ? 300 : result.items.filter((i) => i.json.error).length,
+	};
+	results.coTenant = figures;
+	row(
+		'Co-tenant 40/window + 300 upserts',
+		'Messaging CRM node',
+		`co-tenant ${figures.cotenant_refused_429}/${figures.cotenant_requests} refused`,
+		`node ${figures.node_per_full_window}/window (${(figures.node_share_of_what_is_left * 100).toFixed(1)} % of the rest)`,
+		`${figures.failed_items} failed`,
+		`${seconds.toFixed(1)} s`,
+	);
+}
+
 async function perItemOverhead(types: INodeTypes) {
 	await fresh({ enabled: false, limit: LIMIT, windowMs: WINDOW_MS });
 	const apiKey = String((await control('POST', '/keys', {})).key);
@@ -488,6 +548,7 @@ async function main() {
 		if (want('trigger')) await trigger();
 		if (want('sends')) await sendsUnderFaults(types);
 		if (want('upsert')) await bulkUpsert(types);
+		if (want('cotenant')) await coTenant();
 	} finally {
 		child.kill();
 	}

@@ -41,26 +41,38 @@ describe('parseRateLimitHeaders and parseRetryAfter', () => {
 });
 
 describe('Pacer', () => {
-	it('sends freely until it knows the budget, then spends it and waits for the reset', () => {
+	it('sends freely until it knows the budget, then spreads it and waits for the reset when spent', () => {
 		const pacer = new Pacer();
 		expect(pacer.reserve(NOW)).toBe(0);
-		pacer.observe({ limit: 3, remaining: 2, resetAt: NOW + 1000 });
-		expect(pacer.reserve(NOW)).toBe(0);
-		pacer.observe({ limit: 3, remaining: 1, resetAt: NOW + 1000 });
-		expect(pacer.reserve(NOW)).toBe(0);
-		pacer.observe({ limit: 3, remaining: 0, resetAt: NOW + 1000 });
-		expect(pacer.reserve(NOW + 400)).toBe(600 + RESET_MARGIN_MS);
+		pacer.observe({ limit: 3, remaining: 2, resetAt: NOW + 1000 }, NOW);
+		expect(pacer.reserve(NOW)).toBe(0); // the burst of one slot
+		pacer.observe({ limit: 3, remaining: 1, resetAt: NOW + 1000 }, NOW);
+		// One left for 1000 ms: not at once, but spread to the reset.
+		expect(pacer.reserve(NOW)).toBe(1000);
+		expect(pacer.reserve(NOW + 1000 - 1)).toBe(0);
+		pacer.observe({ limit: 3, remaining: 0, resetAt: NOW + 1000 }, NOW + 999);
+		expect(pacer.reserve(NOW + 999)).toBe(1 + RESET_MARGIN_MS);
 		expect(pacer.reserve(NOW + 1000)).toBe(0);
 		expect(pacer.remaining).toBe(2);
 	});
 
+	it('lets a short run go at once (a burst of a quarter of what is left, at most 30), then paces the rest to the reset', () => {
+		const pacer = new Pacer();
+		pacer.observe({ limit: 120, remaining: 119, resetAt: NOW + 60_000 }, NOW);
+		const waits = Array.from({ length: 31 }, () => pacer.reserve(NOW));
+		expect(waits.slice(0, 29)).toEqual(Array(29).fill(0));
+		// 90 left for 60 s: one about every 667 ms.
+		expect(waits[29]).toBeGreaterThan(600);
+		expect(waits[29]).toBeLessThan(700);
+	});
+
 	it('counts requests in flight against what the server reports', () => {
 		const pacer = new Pacer();
-		pacer.observe({ limit: 10, remaining: 3, resetAt: NOW + 1000 });
+		// Nothing known yet: both go out at once.
 		expect(pacer.reserve(NOW)).toBe(0);
 		expect(pacer.reserve(NOW)).toBe(0);
 		// The first answer says 2 left, but the second request is still out.
-		pacer.observe({ remaining: 2 });
+		pacer.observe({ limit: 10, remaining: 2, resetAt: NOW + 1000 }, NOW);
 		expect(pacer.remaining).toBe(1);
 	});
 
@@ -68,6 +80,115 @@ describe('Pacer', () => {
 		const pacer = new Pacer();
 		pacer.blockUntil(NOW + 2000);
 		expect(pacer.reserve(NOW)).toBe(2000 + RESET_MARGIN_MS);
+	});
+
+	it('never takes more than its share of the limit in a window', () => {
+		const pacer = new Pacer();
+		pacer.observe({ limit: 100, remaining: 99, resetAt: NOW + 1000 }, NOW);
+		let sent = 1;
+		for (let t = NOW; t < NOW + 999; t += 1) {
+			if (pacer.reserve(t, 0.3) === 0) {
+				sent++;
+				pacer.observe({ limit: 100, remaining: 100 - sent, resetAt: NOW + 1000 }, t);
+			}
+		}
+		expect(sent).toBe(30);
+	});
+});
+
+/**
+ * A model of the key shared with another client: a fixed window of 120 per 60 s, a co-tenant
+ * spending 40 per window (one request every 1.5 s, no pacing), and the node asking for slots as
+ * fast as the pacer hands them out, for 10 windows of simulated time (no timers).
+ */
+function shareTheKey(options: { cotenant: boolean; share?: number }) {
+	const limit = 120;
+	const windowMs = 60_000;
+	const end = 10 * windowMs;
+	let windowStart: number | undefined;
+	let count = 0;
+	const answer = (t: number) => {
+		if (windowStart === undefined || t >= windowStart + windowMs) {
+			windowStart = t;
+			count = 0;
+		}
+		const ok = count < limit;
+		if (ok) count++;
+		return { ok, reading: { limit, remaining: limit - count, resetAt: windowStart + windowMs } };
+	};
+	const pacer = new Pacer();
+	const node = { sent: 0, refused: 0, perWindow: new Map<number, number>() };
+	const cotenant = { sent: 0, refused: 0 };
+	let nodeAt = 0;
+	let cotenantAt = options.cotenant ? 0 : Infinity;
+	while (Math.min(nodeAt, cotenantAt) < end) {
+		if (cotenantAt <= nodeAt) {
+			const { ok } = answer(cotenantAt);
+			cotenant.sent++;
+			if (!ok) cotenant.refused++;
+			cotenantAt += 1500;
+			continue;
+		}
+		const wait = pacer.reserve(nodeAt, options.share);
+		if (wait > 0) {
+			nodeAt += wait;
+			continue;
+		}
+		const { ok, reading } = answer(nodeAt);
+		nodeAt += 5; // the answer's latency
+		if (ok) {
+			pacer.observe(reading, nodeAt);
+			node.sent++;
+			const index = Math.floor(((windowStart as number) - 0) / windowMs);
+			node.perWindow.set(index, (node.perWindow.get(index) ?? 0) + 1);
+		} else {
+			node.refused++;
+			pacer.blockUntil(reading.resetAt);
+		}
+	}
+	// Full windows only: the first (learning) and the last (cut by the end) left out.
+	const full = [...node.perWindow.entries()].filter(([i]) => i > 0 && i < 9).map(([, n]) => n);
+	return { node, cotenant, worstWindow: Math.min(...full) };
+}
+
+describe('the pacer shares the key (a model, simulated time)', () => {
+	it('with a co-tenant spending 40 per window: the co-tenant loses at most 1 % to 429, the node takes at least 95 % of the rest', () => {
+		const { node, cotenant, worstWindow } = shareTheKey({ cotenant: true });
+		console.log(
+			`model, co-tenant: ${cotenant.refused}/${cotenant.sent} co-tenant requests refused; node ${worstWindow} per full window at worst (of 80 left)`,
+		);
+		expect(cotenant.refused / cotenant.sent).toBeLessThanOrEqual(0.01);
+		expect(worstWindow).toBeGreaterThanOrEqual(0.95 * (120 - 40));
+		expect(node.refused).toBe(0);
+	});
+
+	it('alone, the node takes at least 95 % of the limit in every full window', () => {
+		const { node, worstWindow } = shareTheKey({ cotenant: false });
+		console.log(`model, alone: node ${worstWindow} per full window at worst (of 120)`);
+		expect(worstWindow).toBeGreaterThanOrEqual(0.95 * 120);
+		expect(node.refused).toBe(0);
+	});
+
+	it('planted: a pacer that bursts the whole window at the reset starves the co-tenant', () => {
+		// The model can fail: a greedy client (the old behaviour) refuses most of the co-tenant's requests.
+		const original = Pacer.prototype.reserve;
+		try {
+			Pacer.prototype.reserve = function (this: Pacer, now: number): number {
+				if (this.resetAt !== undefined && now >= this.resetAt) {
+					this.remaining = this.limit;
+					this.resetAt = undefined;
+				}
+				if (this.remaining === undefined || this.remaining > 0) {
+					if (this.remaining !== undefined) this.remaining--;
+					return 0;
+				}
+				return (this.resetAt ?? now + 1000) - now + RESET_MARGIN_MS;
+			};
+			const { cotenant } = shareTheKey({ cotenant: true });
+			expect(cotenant.refused / cotenant.sent).toBeGreaterThan(0.5);
+		} finally {
+			Pacer.prototype.reserve = original;
+		}
 	});
 });
 

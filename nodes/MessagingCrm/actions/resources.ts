@@ -75,6 +75,17 @@ function operationSelector(resource: string, definition: ResourceDefinition): IN
 	};
 }
 
+/** For every operation: how much of the key's rate limit this node may take. */
+const rateShareProperty: INodeProperties = {
+	displayName: 'Share of the Rate Limit (%)',
+	name: 'rateShare',
+	type: 'number',
+	typeOptions: { minValue: 1, maxValue: 100 },
+	default: 100,
+	description:
+		"The most of the API key's requests per window this node takes. The node always spreads its requests over the window and leaves room for what other clients of the key are seen to spend; lower this to reserve headroom for them as well.",
+};
+
 /** The Resource selector, then each resource's Operation selector and every operation's fields. */
 export const properties: INodeProperties[] = [
 	{
@@ -91,6 +102,7 @@ export const properties: INodeProperties[] = [
 			.sort(byName),
 		default: 'customer',
 	},
+	rateShareProperty,
 	...Object.entries(resources as Record<string, ResourceDefinition>).flatMap(
 		([resource, definition]) => [
 			operationSelector(resource, definition),

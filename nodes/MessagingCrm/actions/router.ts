@@ -24,6 +24,22 @@ function operationFor(ctx: IExecuteFunctions): Operation {
 	return handler;
 }
 
+/** The node's Share of the Rate Limit, checked before any request (the transport reads it). */
+function checkRateShare(ctx: IExecuteFunctions): void {
+	const share = ctx.getNodeParameter('rateShare', 0, 100) as unknown;
+	if (typeof share !== 'number' || !Number.isFinite(share) || share < 1 || share > 100) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`"Share of the Rate Limit (%)" must be a number from 1 to 100, got ${JSON.stringify(share)}`,
+			{
+				itemIndex: 0,
+				description:
+					'Set it to 100 to let the node use what the other clients of the key leave, or lower to keep headroom.',
+			},
+		);
+	}
+}
+
 /**
  * Runs one unit of work (an item, or a group of items) and pairs what it returns; a failure
  * becomes exactly one error item paired the same way, or stops the node without Continue on fail.
@@ -103,6 +119,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	if (count === 0) return [[]];
 	// Resource and operation take no expressions: one lookup serves every item.
 	const operation = operationFor(this);
+	checkRateShare(this);
 	const grouping = operation.group;
 	if (grouping?.applies.call(this)) return [await runGroups(this, grouping, count)];
 	return [await runItems(this, operation, count)];

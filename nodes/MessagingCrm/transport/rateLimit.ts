@@ -61,9 +61,19 @@ export function parseRetryAfter(headers: Record<string, unknown>, now: number): 
 	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
+/** How long the estimate of the other clients' rate leans on the last window's (ms). */
+const PRIOR_WEIGHT_MS = 10_000;
+
 /**
- * The budget of one key as this process sees it. `reserve` hands out a slot or says how long to
- * wait; `observe` corrects the picture with every response's headers.
+ * The budget of one key as this process sees it, shared fairly with the key's other clients (the
+ * company's backend, another workflow, other queue-mode workers). `reserve` hands out a slot or
+ * says how long to wait; `observe` corrects the picture with every response's headers.
+ *
+ * Instead of bursting the whole window at each reset, the pacer spreads what is left of the window
+ * (X-RateLimit-Remaining) over the time until its reset (X-RateLimit-Reset), keeping back what the
+ * other clients are seen to spend (the server's count minus our own, per window), so they keep
+ * getting through and we take what they leave. A small burst is allowed, so that a short run does
+ * not wait at all.
  */
 export class Pacer {
 	limit?: number;
@@ -74,34 +84,106 @@ export class Pacer {
 
 	private inFlight = 0;
 
-	/** 0: a slot is reserved, send now. Otherwise: milliseconds to wait before asking again. */
-	reserve(now: number): number {
+	/** Slots that may go out at once; refilled at the paced rate. */
+	private tokens = 0;
+
+	private tokensAt = 0;
+
+	/** The window the last answer was counted in: when we first saw it, and how many were ours. */
+	private window?: { resetAt: number; since: number; ours: number };
+
+	/** The window's length, once two windows were seen. */
+	private windowMs?: number;
+
+	/** Requests per millisecond that other clients of the key spend, this window and the last. */
+	private othersRate = 0;
+
+	private priorOthersRate = 0;
+
+	/**
+	 * Slots that may go out at once: a quarter of what is left after the others' part, at most 30,
+	 * so that a short run does not wait while a long one is spread over the window.
+	 */
+	private burst(headroom = this.remaining ?? this.limit ?? 4): number {
+		return Math.max(1, Math.min(30, Math.floor(headroom / 4)));
+	}
+
+	/**
+	 * 0: a slot is reserved, send now. Otherwise: milliseconds to wait before asking again.
+	 * `share` (0 to 1) caps the part of the key's limit this process takes per window.
+	 */
+	reserve(now: number, share = 1): number {
 		if (this.resetAt !== undefined && now >= this.resetAt) {
 			this.remaining = this.limit;
 			this.resetAt = undefined;
+			this.tokens = this.burst();
+			this.tokensAt = now;
 		}
-		if (this.remaining === undefined || this.remaining > 0) {
-			if (this.remaining !== undefined) this.remaining--;
-			this.inFlight++;
-			return 0;
-		}
+		if (this.remaining === undefined) return this.take();
 		if (this.resetAt === undefined) {
+			if (this.remaining > 0) return this.take();
 			// Spent, and no reset announced: probe again after a second.
 			this.remaining = 1;
 			return 1000;
 		}
-		return this.resetAt - now + RESET_MARGIN_MS;
+		const untilReset = Math.max(1, this.resetAt - now);
+		const forOthers = this.othersRate > 0 ? Math.ceil(this.othersRate * untilReset) + 1 : 0;
+		let budget = this.remaining - forOthers;
+		if (share < 1 && this.limit !== undefined) {
+			budget = Math.min(
+				budget,
+				Math.floor(share * this.limit) - (this.window?.ours ?? 0) - this.inFlight,
+			);
+		}
+		if (budget <= 0) return untilReset + RESET_MARGIN_MS;
+		const rate = budget / untilReset;
+		this.tokens = Math.min(this.burst(budget), this.tokens + (now - this.tokensAt) * rate);
+		this.tokensAt = now;
+		if (this.tokens < 1) return Math.max(1, Math.ceil((1 - this.tokens) / rate));
+		this.tokens -= 1;
+		return this.take();
+	}
+
+	private take(): 0 {
+		if (this.remaining !== undefined) this.remaining--;
+		this.inFlight++;
+		return 0;
 	}
 
 	/** A reserved request got a response carrying these headers. */
-	observe(reading: RateLimitReading): void {
+	observe(reading: RateLimitReading, now: number): void {
 		this.release();
 		if (reading.limit !== undefined) this.limit = reading.limit;
 		if (reading.remaining !== undefined) {
 			// Requests still in flight were counted locally but not yet by the server.
 			this.remaining = Math.max(0, reading.remaining - this.inFlight);
 		}
-		if (reading.resetAt !== undefined) this.resetAt = reading.resetAt;
+		if (reading.resetAt === undefined) return;
+		if (this.resetAt === undefined) {
+			this.tokens = this.burst();
+			this.tokensAt = now;
+		}
+		this.resetAt = reading.resetAt;
+		this.track(reading, now);
+	}
+
+	/** Our share of the server's count in this window; the rest is the other clients'. */
+	private track(reading: RateLimitReading, now: number): void {
+		const resetAt = reading.resetAt as number;
+		if (!this.window || resetAt > this.window.resetAt + 1000) {
+			if (this.window) {
+				const length = resetAt - this.window.resetAt;
+				if (length > 0 && length < 3_600_000) this.windowMs = length;
+				this.priorOthersRate = this.othersRate;
+			}
+			this.window = { resetAt, since: this.windowMs ? resetAt - this.windowMs : now, ours: 0 };
+		}
+		this.window.ours++;
+		if (this.limit === undefined || reading.remaining === undefined) return;
+		const others = Math.max(0, this.limit - reading.remaining - this.window.ours);
+		const elapsed = Math.max(1, now - this.window.since);
+		this.othersRate =
+			(others + this.priorOthersRate * PRIOR_WEIGHT_MS) / (elapsed + PRIOR_WEIGHT_MS);
 	}
 
 	/** A reserved request ended without a usable response. */

@@ -106,6 +106,7 @@ interface Connection {
 	pacer: Pacer;
 	redact: Redactor;
 	timeoutMs: number;
+	share: number;
 }
 
 /** The credential's Timeout (seconds) in milliseconds, within 0.1 s and 300 s; the default when unset. */
@@ -113,6 +114,16 @@ function timeoutOf(seconds: unknown): number {
 	const value = Number(seconds);
 	if (!Number.isFinite(value) || value <= 0) return TRANSPORT_DEFAULTS.timeoutMs;
 	return Math.round(Math.min(300, Math.max(0.1, value)) * 1000);
+}
+
+/**
+ * The part of the key's rate limit an action node's run may take per window (its "Share of the
+ * Rate Limit"), 0 to 1; dropdowns and the trigger (which has its own budget) take what they need.
+ */
+function shareOf(ctx: ApiContext): number {
+	if (!('getInputData' in ctx)) return 1;
+	const percent = Number(ctx.getNodeParameter('rateShare', 0, 100));
+	return Number.isFinite(percent) && percent > 0 && percent <= 100 ? percent / 100 : 1;
 }
 
 interface Credentialed extends Connection {
@@ -136,6 +147,7 @@ function credentialsOf(ctx: ApiContext): Promise<Credentialed> {
 				pacer: pacerFor(baseUrl, apiKey),
 				redact: redactor(apiKey),
 				timeoutMs: timeoutOf(credentials.timeoutSeconds),
+				share: shareOf(ctx),
 				scopes: configuredScopes(credentials.scopes),
 				problem: baseUrlProblem(rawBase, credentials.allowPlainHttp === true),
 			};
@@ -209,7 +221,7 @@ export async function apiRequest<T = unknown>(
 	ctx: ApiContext,
 	request: ApiRequest,
 ): Promise<ApiResponse<T>> {
-	const { baseUrl, pacer, redact, timeoutMs } = await connect(ctx, request);
+	const { baseUrl, pacer, redact, timeoutMs, share } = await connect(ctx, request);
 	const options: IHttpRequestOptions = {
 		method: request.method,
 		url: `${baseUrl}${request.path}`,
@@ -236,7 +248,7 @@ export async function apiRequest<T = unknown>(
 	let attempts = 0;
 	let rateWaits = 0;
 	for (;;) {
-		const wait = pacer.reserve(Date.now());
+		const wait = pacer.reserve(Date.now(), share);
 		if (wait > 0) {
 			await sleep(wait);
 			continue;
@@ -267,7 +279,7 @@ export async function apiRequest<T = unknown>(
 		const now = Date.now();
 		const headers = response.headers ?? {};
 		const rateLimit = parseRateLimitHeaders(headers, now);
-		pacer.observe(rateLimit);
+		pacer.observe(rateLimit, now);
 		const status = response.statusCode;
 		if (status < 400 || request.acceptStatus?.includes(status)) {
 			const parsed = parseBody(response.body, headers);
