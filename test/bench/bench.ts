@@ -18,7 +18,11 @@ import type {
 	IVersionedNodeType,
 } from 'n8n-workflow';
 
+import { UPSERTS } from '../e2e/listWorkflows';
 import { ensureN8n, N8N_VERSION, ROOT } from '../e2e/n8n';
+import { startQueueStack } from '../e2e/queue';
+import { triggerWebhook } from '../e2e/rest';
+import { importCredential, importWorkflows, publishWorkflow, setupOwner } from '../e2e/setup';
 import { createTrigger, loadPackage, runNode } from '../harness/n8n';
 
 const PORT = 4090;
@@ -125,15 +129,15 @@ const items = (n: number, make: (i: number) => IDataObject): INodeExecutionData[
 	Array.from({ length: n }, (_, i) => ({ json: make(i) }));
 
 /** Accepted requests per full rate window, as a share of the limit (the last, partial window left out). */
-function windowShare(log: Log): number {
+function windowShare(log: Log, windowMs = WINDOW_MS): number {
 	const ok = log.filter((r) => r.status > 0 && r.status < 400);
 	if (ok.length === 0) return 0;
 	const t0 = log[0].at;
 	const buckets = new Map<number, number>();
 	for (const r of ok)
 		buckets.set(
-			Math.floor((r.at - t0) / WINDOW_MS),
-			(buckets.get(Math.floor((r.at - t0) / WINDOW_MS)) ?? 0) + 1,
+			Math.floor((r.at - t0) / windowMs),
+			(buckets.get(Math.floor((r.at - t0) / windowMs)) ?? 0) + 1,
 		);
 	const last = Math.max(...buckets.keys());
 	const full = [...buckets.entries()].filter(([k]) => k < last).map(([, v]) => v);
@@ -279,6 +283,92 @@ async function coTenant() {
 		`${figures.failed_items} failed`,
 		`${seconds.toFixed(1)} s`,
 	);
+}
+
+/**
+ * Queue mode (n8n main and 2 workers, PostgreSQL, Redis; see test/e2e/queue.ts): 4 executions of
+ * upserts started at once, spread over the workers, each pacing itself from the API's headers.
+ * Once at the shortened window, once at the API's own 60-second window.
+ */
+async function queueMode() {
+	const apiKey = await fresh({ enabled: true, limit: LIMIT, windowMs: WINDOW_MS });
+	const stack = await startQueueStack(
+		{
+			root: path.join(ROOT, '.cache', 'queue-bench'),
+			mainPort: 5740,
+			pgPort: 5441,
+			redisPort: 6392,
+		},
+		async (cli) => {
+			await importCredential(cli, { baseUrl: BASE, apiKey });
+			await importWorkflows(cli, [UPSERTS]);
+			await publishWorkflow(cli, UPSERTS.id);
+		},
+	);
+	try {
+		const session = { url: stack.url, cookie: await setupOwner(stack.url) };
+		const out: Json = {};
+		for (const [label, windowMs, perRun] of [
+			['6 s window', WINDOW_MS, 150],
+			['60 s window', 60_000, 75],
+		] as const) {
+			// The same key for both runs (the credential holds it): a new rate window and a clean log.
+			await control('POST', '/config', { rateLimit: { enabled: true, limit: LIMIT, windowMs } });
+			await control('DELETE', '/requests');
+			const before = await stats();
+			const started = Date.now();
+			const ended = await triggerWebhook(
+				session,
+				'retry-upserts',
+				UPSERTS.id,
+				[1, 2, 3, 4].map((run) => ({
+					people: Array.from({ length: perRun }, (_, i) => ({
+						phone: `+1555${run}${String(300000 + i)}`,
+						name: `Queue ${run}-${i}`,
+					})),
+				})),
+				20 * 60_000,
+			);
+			const seconds = (Date.now() - started) / 1000;
+			const log = (await requestLog()).filter(
+				(r) => r.method === 'POST' && r.path === '/customers',
+			);
+			const s = await stats();
+			const figures = {
+				seconds,
+				upserts: 4 * perRun,
+				requests: log.length,
+				responses_429: log.filter((r) => r.status === 429).length,
+				share_of_limit: Number(
+					windowShare(
+						log.filter((r) => r.status < 400),
+						windowMs,
+					).toFixed(3),
+				),
+				failed_executions: ended.filter((e) => e.status !== 'success').length,
+				customers: s.customers - before.customers,
+				duplicates: Math.max(
+					0,
+					s.customers -
+						(s.distinctPhones as number) -
+						(before.customers - (before.distinctPhones as number)),
+				),
+			};
+			out[label] = figures;
+			row(
+				`Queue mode, ${4 * perRun} upserts`,
+				`2 workers, ${label}`,
+				`${(figures.share_of_limit * 100).toFixed(1)} % of limit`,
+				`${figures.responses_429} 429 on the wire`,
+				`${figures.failed_executions} failed`,
+				`${figures.duplicates} duplicates`,
+				`${seconds.toFixed(1)} s`,
+			);
+		}
+		results.queueMode = out;
+	} finally {
+		await stack.stop();
+	}
 }
 
 async function perItemOverhead(types: INodeTypes) {
@@ -549,6 +639,7 @@ async function main() {
 		if (want('sends')) await sendsUnderFaults(types);
 		if (want('upsert')) await bulkUpsert(types);
 		if (want('cotenant')) await coTenant();
+		if (want('queue')) await queueMode();
 	} finally {
 		child.kill();
 	}

@@ -226,13 +226,16 @@ export function n8nCli(
 	});
 }
 
-/** Starts `n8n start` and resolves once it answers on its health endpoint. */
+/**
+ * Starts `n8n start` (or, with `command`, another long-running n8n command such as `worker`) and
+ * resolves once it answers on its health endpoint (`health`, by default the main's readiness).
+ */
 export async function startN8n(
-	options: N8nOptions & { output?: (chunk: string) => void },
+	options: N8nOptions & { output?: (chunk: string) => void; command?: string[]; health?: string },
 ): Promise<{ process: ChildProcess; url: string; stop: () => Promise<void> }> {
 	const version = options.version ?? N8N_VERSION;
 	const port = options.port ?? 5678;
-	const child = spawn(nodeFor(version), [n8nBin(version), 'start'], {
+	const child = spawn(nodeFor(version), [n8nBin(version), ...(options.command ?? ['start'])], {
 		env: n8nEnv(options),
 		stdio: ['ignore', 'pipe', 'pipe'],
 	});
@@ -248,7 +251,7 @@ export async function startN8n(
 	for (;;) {
 		if (child.exitCode !== null) throw new Error(`n8n exited with ${child.exitCode}:\n${log}`);
 		try {
-			const response = await fetch(`${url}/healthz/readiness`);
+			const response = await fetch(options.health ?? `${url}/healthz/readiness`);
 			if (response.ok) break;
 		} catch {
 			// not up yet
@@ -261,7 +264,7 @@ export async function startN8n(
 	}
 	const stop = () =>
 		new Promise<void>((resolve) => {
-			if (child.exitCode !== null) return resolve();
+			if (child.exitCode !== null || child.signalCode !== null) return resolve();
 			child.once('exit', () => resolve());
 			child.kill('SIGTERM');
 			setTimeout(() => child.kill('SIGKILL'), 10_000).unref();

@@ -12,14 +12,10 @@ import path from 'path';
 import type { Sandbox } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
 import { ensureN8n, N8N_VERSION, prepareUserFolder, startN8n } from './n8n';
-import type { WorkflowJson } from './setup';
-import {
-	CREDENTIAL_ID,
-	importCredential,
-	importWorkflows,
-	publishWorkflow,
-	setupOwner,
-} from './setup';
+import { SENDS, UPSERTS } from './listWorkflows';
+import type { ExecutionSummary, Session } from './rest';
+import { executions as listExecutions, retryExecution, triggerWebhook, until } from './rest';
+import { importCredential, importWorkflows, publishWorkflow, setupOwner } from './setup';
 
 const PORT = 5693;
 const options = {
@@ -29,112 +25,9 @@ const options = {
 };
 const LOG = path.join(tmpdir(), 'n8n-e2e-retry.log');
 
-/** Webhook (a list of customers) → Split Out → Message Send, saving progress so a crash can be retried. */
-const WORKFLOW: WorkflowJson = {
-	id: 'mcrmRetrySends01',
-	name: 'Send to a list of customers (retry e2e)',
-	active: false,
-	settings: {
-		executionOrder: 'v1',
-		saveExecutionProgress: true,
-		saveDataErrorExecution: 'all',
-		saveDataSuccessExecution: 'all',
-	},
-	nodes: [
-		{
-			id: 'a0000000-0000-4000-8000-000000000001',
-			name: 'Customers',
-			type: 'n8n-nodes-base.webhook',
-			typeVersion: 2,
-			position: [0, 0],
-			webhookId: 'b0000000-0000-4000-8000-000000000001',
-			parameters: {
-				httpMethod: 'POST',
-				path: 'retry-sends',
-				responseMode: 'onReceived',
-				options: {},
-			},
-		} as never,
-		{
-			id: 'a0000000-0000-4000-8000-000000000002',
-			name: 'One item each',
-			type: 'n8n-nodes-base.splitOut',
-			typeVersion: 1,
-			position: [220, 0],
-			parameters: { fieldToSplitOut: 'body.customers', options: {} },
-		} as never,
-		{
-			id: 'a0000000-0000-4000-8000-000000000003',
-			name: 'Send',
-			type: 'n8n-nodes-messaging-crm.messagingCrm',
-			typeVersion: 1,
-			position: [440, 0],
-			parameters: {
-				resource: 'message',
-				operation: 'send',
-				customerId: { __rl: true, mode: 'id', value: '={{ $json.customerId }}' },
-				messengerType: 'telegram',
-				content: 'text',
-				text: 'Your order has shipped',
-				options: {},
-			},
-			credentials: { messagingCrmApi: { id: CREDENTIAL_ID, name: 'Messaging CRM sandbox' } },
-		} as never,
-	],
-	connections: {
-		Customers: { main: [[{ node: 'One item each', type: 'main', index: 0 }]] },
-		'One item each': { main: [[{ node: 'Send', type: 'main', index: 0 }]] },
-	},
-};
-
-/** Webhook (a list of people) → Split Out → Customer Create or Update, with a deal in the default pipeline. */
-const UPSERTS: WorkflowJson = {
-	...WORKFLOW,
-	id: 'mcrmRetryUpserts1',
-	name: 'Upsert a list of people (retry e2e)',
-	nodes: [
-		{
-			...(WORKFLOW.nodes[0] as object),
-			id: 'c0000000-0000-4000-8000-000000000001',
-			webhookId: 'd0000000-0000-4000-8000-000000000001',
-			parameters: {
-				httpMethod: 'POST',
-				path: 'retry-upserts',
-				responseMode: 'onReceived',
-				options: {},
-			},
-		} as never,
-		{
-			...(WORKFLOW.nodes[1] as object),
-			id: 'c0000000-0000-4000-8000-000000000002',
-			parameters: { fieldToSplitOut: 'body.people', options: {} },
-		} as never,
-		{
-			...(WORKFLOW.nodes[2] as object),
-			id: 'c0000000-0000-4000-8000-000000000003',
-			name: 'Send',
-			parameters: {
-				resource: 'customer',
-				operation: 'upsert',
-				phone: '={{ $json.phone }}',
-				additionalFields: { fullName: '={{ $json.name }}' },
-				options: {},
-			},
-		} as never,
-	],
-};
-
 let sandbox: Sandbox;
 let n8n: Awaited<ReturnType<typeof startN8n>>;
 let cookie: string;
-
-const until = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000) => {
-	const deadline = Date.now() + timeoutMs;
-	while (!(await check())) {
-		if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-		await new Promise((resolve) => setTimeout(resolve, 200));
-	}
-};
 
 const start = async () => {
 	n8n = await startN8n({
@@ -145,60 +38,21 @@ const start = async () => {
 	cookie = await setupOwner(n8n.url);
 };
 
-interface ExecutionSummary {
-	id: string;
-	status: string;
-	retryOf?: string | null;
-}
-
-async function executions(workflowId = WORKFLOW.id): Promise<ExecutionSummary[]> {
-	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
-	const response = await fetch(`${n8n.url}/rest/executions?filter=${filter}`, {
-		headers: { cookie },
-	});
-	const body = (await response.json()) as { data: { results: ExecutionSummary[] } };
-	return body.data.results;
-}
-
-/** n8n's Retry button: with the workflow as it was ("original") or as it is now ("current"). */
-async function retry(id: string, loadWorkflow: boolean): Promise<ExecutionSummary> {
-	const response = await fetch(`${n8n.url}/rest/executions/${id}/retry`, {
-		method: 'POST',
-		headers: { cookie, 'Content-Type': 'application/json', 'browser-id': 'e2e' },
-		body: JSON.stringify({ loadWorkflow }),
-	});
-	const body = (await response.json()) as { data?: ExecutionSummary };
-	if (!body.data) throw new Error(`Retry answered ${response.status}: ${JSON.stringify(body)}`);
-	return body.data;
-}
-
-/** Starts the workflow for these customers and waits for its execution to end. */
-async function run(ids: string[]): Promise<ExecutionSummary> {
-	return await trigger('retry-sends', WORKFLOW.id, {
-		customers: ids.map((customerId) => ({ customerId })),
-	});
-}
-
-async function trigger(
+const session = (): Session => ({ url: n8n.url, cookie });
+const executions = async (workflowId = SENDS.id) => await listExecutions(session(), workflowId);
+const retry = async (id: string, loadWorkflow: boolean) =>
+	await retryExecution(session(), id, loadWorkflow);
+const trigger = async (
 	webhook: string,
 	workflowId: string,
 	body: unknown,
-): Promise<ExecutionSummary> {
-	const before = new Set((await executions(workflowId)).map((e) => e.id));
-	const response = await fetch(`${n8n.url}/webhook/${webhook}`, {
-		method: 'POST',
-		headers: { 'Content-Type': 'application/json' },
-		body: JSON.stringify(body),
+): Promise<ExecutionSummary> => (await triggerWebhook(session(), webhook, workflowId, [body]))[0];
+
+/** Starts the workflow for these customers and waits for its execution to end. */
+async function run(ids: string[]): Promise<ExecutionSummary> {
+	return await trigger('retry-sends', SENDS.id, {
+		customers: ids.map((customerId) => ({ customerId })),
 	});
-	expect(response.status).toBe(200);
-	let found: ExecutionSummary | undefined;
-	await until('the execution to end', async () => {
-		found = (await executions(workflowId)).find(
-			(e) => !before.has(e.id) && !['running', 'new', 'waiting'].includes(e.status),
-		);
-		return found !== undefined;
-	});
-	return found!;
 }
 
 const customers = (count: number) =>
@@ -216,8 +70,8 @@ beforeAll(async () => {
 	sandbox = await startSandbox({ rateLimit: { enabled: false } });
 	prepareUserFolder(options.userFolder);
 	await importCredential(options, { baseUrl: sandbox.url, apiKey: sandbox.mintKey() });
-	await importWorkflows(options, [WORKFLOW, UPSERTS]);
-	await publishWorkflow(options, WORKFLOW.id);
+	await importWorkflows(options, [SENDS, UPSERTS]);
+	await publishWorkflow(options, SENDS.id);
 	await publishWorkflow(options, UPSERTS.id);
 	await start();
 });

@@ -1,0 +1,102 @@
+/**
+ * Workflows of the retry and queue-mode e2e tests: a webhook receives a list, Split Out makes an
+ * item of each entry, and Messaging CRM sends a message to each (SENDS) or upserts each (UPSERTS).
+ * They save progress, so that a crashed execution can be retried from the node that was running.
+ */
+import type { WorkflowJson } from './setup';
+import { CREDENTIAL_ID } from './setup';
+
+/** Webhook (a list of customers) → Split Out → Message Send, saving progress so a crash can be retried. */
+export const SENDS: WorkflowJson = {
+	id: 'mcrmRetrySends01',
+	name: 'Send to a list of customers (retry e2e)',
+	active: false,
+	settings: {
+		executionOrder: 'v1',
+		saveExecutionProgress: true,
+		saveDataErrorExecution: 'all',
+		saveDataSuccessExecution: 'all',
+	},
+	nodes: [
+		{
+			id: 'a0000000-0000-4000-8000-000000000001',
+			name: 'Customers',
+			type: 'n8n-nodes-base.webhook',
+			typeVersion: 2,
+			position: [0, 0],
+			webhookId: 'b0000000-0000-4000-8000-000000000001',
+			parameters: {
+				httpMethod: 'POST',
+				path: 'retry-sends',
+				responseMode: 'onReceived',
+				options: {},
+			},
+		} as never,
+		{
+			id: 'a0000000-0000-4000-8000-000000000002',
+			name: 'One item each',
+			type: 'n8n-nodes-base.splitOut',
+			typeVersion: 1,
+			position: [220, 0],
+			parameters: { fieldToSplitOut: 'body.customers', options: {} },
+		} as never,
+		{
+			id: 'a0000000-0000-4000-8000-000000000003',
+			name: 'Send',
+			type: 'n8n-nodes-messaging-crm.messagingCrm',
+			typeVersion: 1,
+			position: [440, 0],
+			parameters: {
+				resource: 'message',
+				operation: 'send',
+				customerId: { __rl: true, mode: 'id', value: '={{ $json.customerId }}' },
+				messengerType: 'telegram',
+				content: 'text',
+				text: 'Your order has shipped',
+				options: {},
+			},
+			credentials: { messagingCrmApi: { id: CREDENTIAL_ID, name: 'Messaging CRM sandbox' } },
+		} as never,
+	],
+	connections: {
+		Customers: { main: [[{ node: 'One item each', type: 'main', index: 0 }]] },
+		'One item each': { main: [[{ node: 'Send', type: 'main', index: 0 }]] },
+	},
+};
+
+/** Webhook (a list of people) → Split Out → Customer Create or Update, with a deal in the default pipeline. */
+export const UPSERTS: WorkflowJson = {
+	...SENDS,
+	id: 'mcrmRetryUpserts1',
+	name: 'Upsert a list of people (retry e2e)',
+	nodes: [
+		{
+			...(SENDS.nodes[0] as object),
+			id: 'c0000000-0000-4000-8000-000000000001',
+			webhookId: 'd0000000-0000-4000-8000-000000000001',
+			parameters: {
+				httpMethod: 'POST',
+				path: 'retry-upserts',
+				responseMode: 'onReceived',
+				options: {},
+			},
+		} as never,
+		{
+			...(SENDS.nodes[1] as object),
+			id: 'c0000000-0000-4000-8000-000000000002',
+			parameters: { fieldToSplitOut: 'body.people', options: {} },
+		} as never,
+		{
+			...(SENDS.nodes[2] as object),
+			id: 'c0000000-0000-4000-8000-000000000003',
+			name: 'Send',
+			parameters: {
+				resource: 'customer',
+				operation: 'upsert',
+				phone: '={{ $json.phone }}',
+				additionalFields: { fullName: '={{ $json.name }}' },
+				options: {},
+			},
+		} as never,
+	],
+};

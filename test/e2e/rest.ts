@@ -1,0 +1,89 @@
+/** n8n's REST calls the e2e tests make as the editor would: executions, Retry, webhooks. */
+
+export interface Session {
+	url: string;
+	cookie: string;
+}
+
+export interface ExecutionSummary {
+	id: string;
+	status: string;
+	retryOf?: string | null;
+}
+
+export async function until(
+	what: string,
+	check: () => boolean | Promise<boolean>,
+	timeoutMs = 60_000,
+): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (!(await check())) {
+		if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+		await new Promise((resolve) => setTimeout(resolve, 200));
+	}
+}
+
+/** The executions of a workflow, newest first, as the Executions list shows them. */
+export async function executions(
+	session: Session,
+	workflowId: string,
+): Promise<ExecutionSummary[]> {
+	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+	const response = await fetch(`${session.url}/rest/executions?filter=${filter}`, {
+		headers: { cookie: session.cookie },
+	});
+	const body = (await response.json()) as { data: { results: ExecutionSummary[] } };
+	return body.data.results;
+}
+
+/** n8n's Retry button: with the workflow as it was ("original") or as it is now ("current"). */
+export async function retryExecution(
+	session: Session,
+	id: string,
+	loadWorkflow: boolean,
+): Promise<ExecutionSummary> {
+	const response = await fetch(`${session.url}/rest/executions/${id}/retry`, {
+		method: 'POST',
+		headers: { cookie: session.cookie, 'Content-Type': 'application/json', 'browser-id': 'e2e' },
+		body: JSON.stringify({ loadWorkflow }),
+	});
+	const body = (await response.json()) as { data?: ExecutionSummary };
+	if (!body.data) throw new Error(`Retry answered ${response.status}: ${JSON.stringify(body)}`);
+	return body.data;
+}
+
+/** POSTs to a workflow's webhook; resolves with the new executions once `count` of them ended. */
+export async function triggerWebhook(
+	session: Session,
+	webhook: string,
+	workflowId: string,
+	bodies: unknown[],
+	timeoutMs = 120_000,
+): Promise<ExecutionSummary[]> {
+	const before = new Set((await executions(session, workflowId)).map((e) => e.id));
+	const responses = await Promise.all(
+		bodies.map(
+			async (body) =>
+				await fetch(`${session.url}/webhook/${webhook}`, {
+					method: 'POST',
+					headers: { 'Content-Type': 'application/json' },
+					body: JSON.stringify(body),
+				}),
+		),
+	);
+	for (const response of responses)
+		if (response.status !== 200)
+			throw new Error(`Webhook answered ${response.status}: ${await response.text()}`);
+	let ended: ExecutionSummary[] = [];
+	await until(
+		`${bodies.length} executions to end`,
+		async () => {
+			ended = (await executions(session, workflowId)).filter(
+				(e) => !before.has(e.id) && !['running', 'new', 'waiting'].includes(e.status),
+			);
+			return ended.length >= bodies.length;
+		},
+		timeoutMs,
+	);
+	return ended;
+}
