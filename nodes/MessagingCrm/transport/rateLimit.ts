@@ -100,6 +100,9 @@ export class Pacer {
 
 	private priorOthersRate = 0;
 
+	/** What the others had spent in this window at the last answer. */
+	private othersUsed = 0;
+
 	/**
 	 * Slots that may go out at once: a quarter of what is left after the others' part, at most 30,
 	 * so that a short run does not wait while a long one is spread over the window.
@@ -127,7 +130,13 @@ export class Pacer {
 			return 1000;
 		}
 		const untilReset = Math.max(1, this.resetAt - now);
-		const forOthers = this.othersRate > 0 ? Math.ceil(this.othersRate * untilReset) + 1 : 0;
+		// What the others are seen to spend until the reset, but never more than half of what is
+		// left: two pacers (two queue-mode workers) each keeping everything for the other would
+		// starve each other, and an estimate that only answers correct would never recover.
+		const forOthers =
+			this.othersRate > 0
+				? Math.min(Math.ceil(this.othersRate * untilReset) + 1, Math.floor(this.remaining / 2))
+				: 0;
 		let budget = this.remaining - forOthers;
 		if (share < 1 && this.limit !== undefined) {
 			budget = Math.min(
@@ -174,13 +183,17 @@ export class Pacer {
 			if (this.window) {
 				const length = resetAt - this.window.resetAt;
 				if (length > 0 && length < 3_600_000) this.windowMs = length;
-				this.priorOthersRate = this.othersRate;
+				// The last window's average: what the others spent in it over its whole length.
+				const span = this.windowMs ?? Math.max(1, this.window.resetAt - this.window.since);
+				this.priorOthersRate = this.othersUsed / span;
 			}
 			this.window = { resetAt, since: this.windowMs ? resetAt - this.windowMs : now, ours: 0 };
+			this.othersUsed = 0;
 		}
 		this.window.ours++;
 		if (this.limit === undefined || reading.remaining === undefined) return;
 		const others = Math.max(0, this.limit - reading.remaining - this.window.ours);
+		this.othersUsed = others;
 		const elapsed = Math.max(1, now - this.window.since);
 		this.othersRate =
 			(others + this.priorOthersRate * PRIOR_WEIGHT_MS) / (elapsed + PRIOR_WEIGHT_MS);
