@@ -1,50 +1,17 @@
-// The rules n8n's community-package scanner runs: eslint-plugin-n8n-nodes-base (community on
-// package.json, credentials, nodes) and @n8n/eslint-plugin-community-nodes (recommended).
-// Inline disable comments are not honoured (noInlineConfig), as in the scanner.
-import tsParser from '@typescript-eslint/parser';
-import { n8nCommunityNodesPlugin } from '@n8n/eslint-plugin-community-nodes';
-import n8nNodesBase from 'eslint-plugin-n8n-nodes-base';
-
-const base = { 'n8n-nodes-base': n8nNodesBase };
+// n8n's own configuration for community packages (the one `n8n-node lint` and the verification
+// scanner use: eslint-plugin-n8n-nodes-base's community, credentials and nodes rules and
+// @n8n/eslint-plugin-community-nodes), and this project's stricter rules on top:
+// - inline disable comments are not honoured, as in the scanner, and unused ones are errors;
+// - `npm run lint` allows no warnings.
+// The tests, the sandbox and the tools under test/ are not part of the package and are type-checked
+// instead (`npm run typecheck`); package.json `n8n.strict` is false because strict mode demands the
+// default configuration file, with nothing on top.
+import { config } from '@n8n/node-cli/eslint';
 
 export default [
-	{ ignores: ['dist/**', 'node_modules/**', '.cache/**', 'coverage/**'] },
+	{
+		ignores: ['dist/**', 'node_modules/**', '.cache/**', 'coverage/**', 'test/**', '*.js', '*.mjs'],
+	},
+	...config,
 	{ linterOptions: { noInlineConfig: true, reportUnusedDisableDirectives: 'error' } },
-	{
-		files: ['**/*.ts'],
-		languageOptions: { parser: tsParser, parserOptions: { sourceType: 'module' } },
-	},
-	{
-		files: ['package.json'],
-		languageOptions: { parser: tsParser, parserOptions: { extraFileExtensions: ['.json'] } },
-		plugins: base,
-		rules: n8nNodesBase.configs.community.rules,
-	},
-	{
-		files: ['credentials/**/*.ts'],
-		plugins: base,
-		rules: {
-			...n8nNodesBase.configs.credentials.rules,
-			// Wants a camelCase slug and says itself it is "only applicable to nodes in the main
-			// repository"; @n8n/community-nodes/credential-documentation-url (the scanner's rule)
-			// wants a full URL for a community package. The scanner's rule wins.
-			'n8n-nodes-base/cred-class-field-documentation-url-miscased': 'off',
-		},
-	},
-	{
-		files: ['nodes/**/*.ts'],
-		plugins: base,
-		rules: {
-			...n8nNodesBase.configs.nodes.rules,
-			// These two want the string 'main', which @n8n/community-nodes/node-connection-type-literal
-			// (the rule n8n's scanner runs) forbids in favour of NodeConnectionTypes.Main. The newer
-			// rule wins; they cannot both pass.
-			'n8n-nodes-base/node-class-description-inputs-wrong-regular-node': 'off',
-			'n8n-nodes-base/node-class-description-outputs-wrong': 'off',
-		},
-	},
-	{
-		...n8nCommunityNodesPlugin.configs.recommended,
-		files: ['package.json', 'credentials/**/*.ts', 'nodes/**/*.ts'],
-	},
 ];

@@ -29,7 +29,8 @@ export class MessagingCrmApi implements ICredentialType {
 
 	displayName = 'Messaging CRM API';
 
-	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-messaging-crm';
+	documentationUrl =
+		'https://github.com/n8n-nodes-messaging-crm/n8n-nodes-messaging-crm#credentials';
 
 	icon: Icon = {
 		light: 'file:../icons/messagingCrm.svg',

@@ -1,0 +1,202 @@
+/**
+ * What is published: the `npm pack` tarball, unpacked, passes n8n's own verification scanner
+ * (`@n8n/scan-community-package`'s analyzePackage, run as n8n runs it), holds only what n8n needs,
+ * and agrees with the README, the CHANGELOG and the workflows that publish it.
+ */
+import { execFileSync } from 'child_process';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import path from 'path';
+
+import { parse } from 'yaml';
+
+import { PACKAGE_ROOT } from '../harness/n8n';
+
+const pkg = JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {
+	version: string;
+	name: string;
+	homepage: string;
+	bugs: { url: string };
+	repository: { url: string };
+	author: { name: string; email: string };
+	license: string;
+};
+const readme = readFileSync(path.join(PACKAGE_ROOT, 'README.md'), 'utf8');
+
+/** Runs the scanner's analyzePackage over a folder, in a child process (the scanner is ESM). */
+function scan(dir: string): { passed: boolean; message?: string; details?: string } {
+	const scanner = require.resolve('@n8n/scan-community-package/scanner/scanner.mjs');
+	const script = `import(${JSON.stringify(scanner)}).then((m) => m.analyzePackage(${JSON.stringify(dir)})).then((r) => process.stdout.write(JSON.stringify({ passed: r.passed, message: r.message, details: r.details })))`;
+	return JSON.parse(
+		execFileSync(process.execPath, ['-e', script], {
+			encoding: 'utf8',
+			maxBuffer: 64 * 1024 * 1024,
+		}),
+	) as { passed: boolean; message?: string; details?: string };
+}
+
+function files(dir: string, base = dir): string[] {
+	return readdirSync(dir).flatMap((f) => {
+		const p = path.join(dir, f);
+		return statSync(p).isDirectory() ? files(p, base) : [path.relative(base, p)];
+	});
+}
+
+/** GitHub's anchor for a Markdown heading. */
+const slug = (heading: string) =>
+	heading
+		.trim()
+		.toLowerCase()
+		.replace(/[^\w\- ]/g, '')
+		.replace(/ /g, '-');
+
+describe('the published package', () => {
+	let unpacked: string;
+	let tarballBytes: number;
+
+	beforeAll(() => {
+		const out = mkdtempSync(path.join(tmpdir(), 'mcrm-pack-'));
+		const [info] = JSON.parse(
+			execFileSync('npm', ['pack', '--json', '--pack-destination', out], {
+				cwd: PACKAGE_ROOT,
+				encoding: 'utf8',
+			}),
+		) as Array<{ filename: string; size: number }>;
+		tarballBytes = info.size;
+		execFileSync('tar', ['xzf', path.join(out, info.filename), '-C', out]);
+		unpacked = path.join(out, 'package');
+	}, 120_000);
+
+	it("passes n8n's verification scanner with no finding", () => {
+		const result = scan(unpacked);
+		expect({ passed: result.passed, details: result.details ?? result.message ?? '' }).toEqual({
+			passed: true,
+			details: '',
+		});
+	}, 120_000);
+
+	it('planted: the scanner finds the declaration file the tarball used to ship', () => {
+		const planted = mkdtempSync(path.join(tmpdir(), 'mcrm-planted-'));
+		execFileSync('cp', ['-r', `${unpacked}/.`, planted]);
+		// What tsc emitted beside the credential before declarations were turned off.
+		writeFileSync(
+			path.join(planted, 'dist/credentials/MessagingCrmApi.credentials.d.ts'),
+			[
+				"import type { ICredentialType, INodeProperties } from 'n8n-workflow';",
+				'export declare class MessagingCrmApi implements ICredentialType {',
+				'    name: string;',
+				'    displayName: string;',
+				'    properties: INodeProperties[];',
+				'}',
+				'',
+			].join('\n'),
+		);
+		const result = scan(planted);
+		expect(result.passed).toBe(false);
+		expect(result.details).toMatch(/cred-filename-against-convention/);
+	}, 120_000);
+
+	it('holds only what n8n needs: compiled nodes and credentials, icons, codex files, README, LICENSE, CHANGELOG, package.json', () => {
+		const list = files(unpacked).sort();
+		const unexpected = list.filter(
+			(f) =>
+				!/^dist\/(nodes|credentials)\/.+\.js$/.test(f) &&
+				!/^dist\/nodes\/MessagingCrm\/MessagingCrm(Trigger)?\.node\.json$/.test(f) &&
+				!/^dist\/icons\/[\w.-]+\.svg$/.test(f) &&
+				// index.js: package.json's main, which npm always packs.
+				!['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'index.js'].includes(f),
+		);
+		expect(unexpected).toEqual([]);
+		for (const needed of [
+			'package.json',
+			'README.md',
+			'LICENSE',
+			'dist/nodes/MessagingCrm/MessagingCrm.node.js',
+			'dist/nodes/MessagingCrm/MessagingCrmTrigger.node.js',
+			'dist/credentials/MessagingCrmApi.credentials.js',
+			'dist/icons/messagingCrm.svg',
+			'dist/icons/messagingCrm.dark.svg',
+		]) {
+			expect(list).toContain(needed);
+		}
+		expect(list.filter((f) => f.endsWith('.d.ts') || f.endsWith('.map'))).toEqual([]);
+		// Compressed size: small enough for any n8n to install quickly.
+		expect(tarballBytes).toBeLessThan(200_000);
+		console.log(`package: ${list.length} files, ${tarballBytes} bytes packed`);
+	});
+});
+
+describe('release hygiene', () => {
+	it('package.json, CHANGELOG and README name one version', () => {
+		const changelog = readFileSync(path.join(PACKAGE_ROOT, 'CHANGELOG.md'), 'utf8');
+		expect(/^## (\d+\.\d+\.\d+)/m.exec(changelog)?.[1]).toBe(pkg.version);
+		expect(readme).toContain(`The package is version **${pkg.version}**`);
+	});
+
+	it('repository, homepage and bugs point at one repository; author and license are set', () => {
+		const repo = pkg.repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
+		expect(pkg.homepage).toBe(`${repo}#readme`);
+		expect(pkg.bugs.url).toBe(`${repo}/issues`);
+		expect(pkg.author.name).not.toBe('');
+		expect(pkg.author.email).toMatch(/^[^@\s]+@[^@\s]+\.[a-z]+$/);
+		expect(pkg.license).toBe('MIT');
+		expect(readFileSync(path.join(PACKAGE_ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
+	});
+
+	it('every documentation link of the codex files and the credential points at a heading of the README', () => {
+		const repo = pkg.repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
+		const anchors = new Set([...readme.matchAll(/^#{1,4} (.+)$/gm)].map((m) => slug(m[1])));
+		const urls: string[] = [];
+		for (const codex of ['MessagingCrm.node.json', 'MessagingCrmTrigger.node.json']) {
+			const json = JSON.parse(
+				readFileSync(path.join(PACKAGE_ROOT, 'nodes/MessagingCrm', codex), 'utf8'),
+			) as { resources: Record<string, Array<{ url: string }>> };
+			for (const list of Object.values(json.resources)) urls.push(...list.map((l) => l.url));
+		}
+		urls.push(
+			/documentationUrl =\s*'([^']+)'/.exec(
+				readFileSync(path.join(PACKAGE_ROOT, 'credentials/MessagingCrmApi.credentials.ts'), 'utf8'),
+			)?.[1] ?? '',
+		);
+		expect(urls.length).toBeGreaterThanOrEqual(5);
+		for (const url of urls) {
+			const [base, anchor] = url.split('#');
+			expect({ url, base, known: anchors.has(anchor) }).toEqual({ url, base: repo, known: true });
+		}
+		// Planted: a link to a heading that does not exist is caught.
+		expect(anchors.has(slug('No such section'))).toBe(false);
+	});
+
+	it("the GitHub workflows parse, run the README's commands, and publish with provenance and least privilege", () => {
+		const ci = parse(readFileSync(path.join(PACKAGE_ROOT, '.github/workflows/ci.yml'), 'utf8')) as {
+			on: Record<string, unknown>;
+			jobs: Record<string, { steps: Array<{ run?: string }> }>;
+		};
+		const publish = parse(
+			readFileSync(path.join(PACKAGE_ROOT, '.github/workflows/publish.yml'), 'utf8'),
+		) as {
+			on: { push: { tags: string[] } };
+			permissions: Record<string, string>;
+			jobs: Record<
+				string,
+				{
+					permissions: Record<string, string>;
+					steps: Array<{ run?: string; env?: Record<string, string> }>;
+				}
+			>;
+		};
+		expect(Object.keys(ci.on).sort()).toEqual(['pull_request', 'push']);
+		const ciRuns = Object.values(ci.jobs).flatMap((j) => j.steps.map((s) => s.run ?? ''));
+		for (const command of ['npm ci', 'npm test', 'npm run test:e2e']) {
+			expect(ciRuns).toContain(command);
+			expect(readme).toContain(command);
+		}
+		expect(publish.on.push.tags).toEqual(['*.*.*']);
+		expect(publish.permissions).toEqual({ contents: 'read' });
+		const [job] = Object.values(publish.jobs);
+		expect(job.permissions).toEqual({ contents: 'read', 'id-token': 'write' });
+		const release = job.steps.find((s) => s.run === 'npm run release');
+		expect(release?.env?.NPM_CONFIG_PROVENANCE).toBe('true');
+		expect(readme).toContain('npm run release');
+	});
+});
