@@ -1,6 +1,7 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { LIMITS, optionalText } from '../../helpers/bounds';
 import { uuidParam } from '../../helpers/validate';
 import { customerDeals, isClosed } from '../../transport/endpoints';
 import { pipelineSelect } from './descriptions';
@@ -71,4 +72,31 @@ export async function resolveDealId(ctx: IExecuteFunctions, itemIndex: number): 
 		);
 	}
 	return active.id;
+}
+
+/** Agent, pipeline and stage code as the fields agentId, pipelineId and stageCode give them, checked. */
+export function placementOf(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
+	return {
+		agent_id: uuidParam(
+			ctx,
+			ctx.getNodeParameter('agentId', itemIndex, ''),
+			itemIndex,
+			'Agent',
+			false,
+		),
+		pipeline_id: uuidParam(
+			ctx,
+			ctx.getNodeParameter('pipelineId', itemIndex, ''),
+			itemIndex,
+			'Pipeline',
+			false,
+		),
+		stage_code: optionalText(
+			ctx,
+			itemIndex,
+			'Stage',
+			ctx.getNodeParameter('stageCode', itemIndex, ''),
+			LIMITS.stageCode,
+		),
+	};
 }

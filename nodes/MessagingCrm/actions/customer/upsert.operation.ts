@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { LIMITS, optionalEmail, optionalPhone, optionalText } from '../../helpers/bounds';
-import { invalidInput, uuidParam } from '../../helpers/validate';
+import { invalidInput } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
 import { agentSelect, pipelineSelect, stageCodeSelect } from '../common/descriptions';
 
@@ -12,6 +12,7 @@ import {
 	idempotencyKeyOption,
 	repeatProtectionOption,
 } from '../common/idempotency';
+import { placementOf } from '../common/deal';
 import { MESSENGER_TYPE_OPTIONS } from '../common/messengers';
 import { readVariables, variablesEditor } from '../common/variables';
 import type { OperationOption } from '../node.type';
@@ -293,29 +294,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (tags?.length) body.tags = tags;
 
 	if (this.getNodeParameter('placement', itemIndex, 'default') === 'choose') {
-		const placement: IDataObject = {
-			agent_id: uuidParam(
-				this,
-				this.getNodeParameter('agentId', itemIndex, ''),
-				itemIndex,
-				'Agent',
-				false,
-			),
-			pipeline_id: uuidParam(
-				this,
-				this.getNodeParameter('pipelineId', itemIndex, ''),
-				itemIndex,
-				'Pipeline',
-				false,
-			),
-			stage_code: optionalText(
-				this,
-				itemIndex,
-				'Stage',
-				this.getNodeParameter('stageCode', itemIndex, ''),
-				LIMITS.stageCode,
-			),
-		};
+		const placement = placementOf(this, itemIndex);
 		for (const key of Object.keys(placement))
 			if (placement[key] === undefined) delete placement[key];
 		if (Object.keys(placement).length) body.placement = placement;

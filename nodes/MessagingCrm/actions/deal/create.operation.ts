@@ -2,10 +2,10 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { LIMITS, optionalText } from '../../helpers/bounds';
-import { uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
 import { agentSelect, pipelineSelect, stageCodeSelect } from '../common/descriptions';
 import { customerLocator, resolveCustomerId } from '../common/customer';
+import { placementOf } from '../common/deal';
 import { asNodeError } from '../errors';
 import type { OperationOption } from '../node.type';
 import { customerDeals, isClosed, paths } from '../../transport/endpoints';
@@ -71,27 +71,7 @@ export const description = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const body: IDataObject = {
-		agent_id: uuidParam(
-			this,
-			this.getNodeParameter('agentId', itemIndex, ''),
-			itemIndex,
-			'Agent',
-			false,
-		),
-		pipeline_id: uuidParam(
-			this,
-			this.getNodeParameter('pipelineId', itemIndex, ''),
-			itemIndex,
-			'Pipeline',
-			false,
-		),
-		stage_code: optionalText(
-			this,
-			itemIndex,
-			'Stage',
-			this.getNodeParameter('stageCode', itemIndex, ''),
-			LIMITS.stageCode,
-		),
+		...placementOf(this, itemIndex),
 		title: optionalText(
 			this,
 			itemIndex,
