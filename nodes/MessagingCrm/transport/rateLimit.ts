@@ -98,7 +98,8 @@ export class Pacer {
 	/** Requests per millisecond that other clients of the key spend, this window and the last. */
 	private othersRate = 0;
 
-	private priorOthersRate = 0;
+	/** The others' average over the last complete window, once one was seen. */
+	private priorOthersRate?: number;
 
 	/** What the others had spent in this window at the last answer. */
 	private othersUsed = 0;
@@ -133,9 +134,13 @@ export class Pacer {
 		// What the others are seen to spend until the reset, but never more than half of what is
 		// left: two pacers (two queue-mode workers) each keeping everything for the other would
 		// starve each other, and an estimate that only answers correct would never recover.
+		// A tenth more than their rate, and two requests, for the unevenness of real clients.
 		const forOthers =
 			this.othersRate > 0
-				? Math.min(Math.ceil(this.othersRate * untilReset) + 1, Math.floor(this.remaining / 2))
+				? Math.min(
+						Math.ceil(1.1 * this.othersRate * untilReset) + 2,
+						Math.floor(this.remaining / 2),
+					)
 				: 0;
 		let budget = this.remaining - forOthers;
 		if (share < 1 && this.limit !== undefined) {
@@ -194,9 +199,12 @@ export class Pacer {
 		if (this.limit === undefined || reading.remaining === undefined) return;
 		const others = Math.max(0, this.limit - reading.remaining - this.window.ours);
 		this.othersUsed = others;
-		const elapsed = Math.max(1, now - this.window.since);
+		// Without a last window to lean on, what was seen so far (over at least half a second).
+		const elapsed = Math.max(500, now - this.window.since);
 		this.othersRate =
-			(others + this.priorOthersRate * PRIOR_WEIGHT_MS) / (elapsed + PRIOR_WEIGHT_MS);
+			this.priorOthersRate === undefined
+				? others / elapsed
+				: (others + this.priorOthersRate * PRIOR_WEIGHT_MS) / (elapsed + PRIOR_WEIGHT_MS);
 	}
 
 	/** A reserved request ended without a usable response. */
