@@ -73,13 +73,7 @@ afterAll(async () => {
 	await sandbox?.stop();
 });
 
-const sentTo = (ids: string[]) =>
-	ids.map(
-		(id) =>
-			[...sandbox.store.messages.values()].filter(
-				(m) => m.customer_id === id && m.status === 'sent',
-			).length,
-	);
+const sentTo = (ids: string[]) => sandbox.sentTo(ids);
 
 describe(`n8n ${N8N_VERSION} in queue mode: main and 2 workers, PostgreSQL and Redis`, () => {
 	it('4 executions of 150 upserts at once, spread over both workers: 600 customers, none failed, none twice, the limit shared', async () => {

@@ -57,13 +57,7 @@ async function run(ids: string[]): Promise<ExecutionSummary> {
 
 const customers = (count: number) =>
 	Array.from({ length: count }, (_, i) => sandbox.demoCustomer(`Retry e2e customer ${i + 1}`));
-const sentTo = (ids: string[]) =>
-	ids.map(
-		(id) =>
-			[...sandbox.store.messages.values()].filter(
-				(m) => m.customer_id === id && m.status === 'sent',
-			).length,
-	);
+const sentTo = (ids: string[]) => sandbox.sentTo(ids);
 
 beforeAll(async () => {
 	ensureN8n(N8N_VERSION);

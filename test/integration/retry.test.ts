@@ -29,13 +29,7 @@ const sendEach = (fields: INodeParameters = {}): INodeParameters => ({
 });
 
 /** Sent messages per customer, in the order of the ids. */
-const sentTo = (ids: string[]) =>
-	ids.map(
-		(id) =>
-			[...env.sandbox.store.messages.values()].filter(
-				(m) => m.customer_id === id && m.status === 'sent',
-			).length,
-	);
+const sentTo = (ids: string[]) => env.sandbox.sentTo(ids);
 
 /** The next `count` sends to this customer are refused with `reason` (a final refusal). */
 const refuse = (customerId: string, reason = 'channel_unavailable', count = 1) =>

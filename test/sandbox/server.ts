@@ -22,7 +22,7 @@ import { promoRoutes } from './routes/promo';
 import { templateRoutes } from './routes/templates';
 import { pipelineRoutes } from './routes/pipelines';
 import { createPool, upload } from './promo';
-import { demoCustomer, inbound, issueCodes, snapshot, stats } from './simulations';
+import { demoCustomer, inbound, issueCodes, sentTo, snapshot, stats } from './simulations';
 import { DEMO, seedDemo, Store } from './store';
 
 export type { ChaosConfig, FaultKind, FaultSpec } from './faults';
@@ -630,6 +630,11 @@ export class Sandbox {
 	/** A customer card for simulations, with a bot messenger. */
 	demoCustomer(name: string): string {
 		return demoCustomer(this, name);
+	}
+
+	/** Messages sent to each of these customers, in their order. */
+	sentTo(customerIds: string[]): number[] {
+		return sentTo(this, customerIds);
 	}
 
 	/** Counts for benchmarks: customers, messages per customer, pools, requests by status. */

@@ -144,3 +144,9 @@ export function snapshot(sandbox: Sandbox): SandboxSnapshot {
 		promoPools: [...s.promoPools.values()].map((p) => ({ ...poolOut(p), codes: p.rows.length })),
 	}) as SandboxSnapshot;
 }
+
+/** Messages sent (not failed) to each of these customers, in their order: what exactly-once is judged by. */
+export function sentTo(sandbox: Sandbox, customerIds: string[]): number[] {
+	const sent = [...sandbox.store.messages.values()].filter((m) => m.status === 'sent');
+	return customerIds.map((id) => sent.filter((m) => m.customer_id === id).length);
+}
