@@ -24,6 +24,7 @@ import { startQueueStack } from '../e2e/queue';
 import { triggerWebhook } from '../e2e/rest';
 import { importCredential, importWorkflows, publishWorkflow, setupOwner } from '../e2e/setup';
 import { createTrigger, loadPackage, runNode } from '../harness/n8n';
+import { perFullWindow } from '../harness/windows';
 
 const PORT = 4090;
 const BASE = `http://127.0.0.1:${PORT}`;
@@ -130,19 +131,7 @@ const items = (n: number, make: (i: number) => IDataObject): INodeExecutionData[
 
 /** Accepted requests per full rate window, as a share of the limit (the last, partial window left out). */
 function windowShare(log: Log, windowMs = WINDOW_MS): number {
-	const ok = log.filter((r) => r.status > 0 && r.status < 400);
-	if (ok.length === 0) return 0;
-	const t0 = log[0].at;
-	const buckets = new Map<number, number>();
-	for (const r of ok)
-		buckets.set(
-			Math.floor((r.at - t0) / windowMs),
-			(buckets.get(Math.floor((r.at - t0) / windowMs)) ?? 0) + 1,
-		);
-	const last = Math.max(...buckets.keys());
-	const full = [...buckets.entries()].filter(([k]) => k < last).map(([, v]) => v);
-	const counts = full.length ? full : [...buckets.values()];
-	return counts.reduce((a, b) => a + b, 0) / counts.length / LIMIT;
+	return perFullWindow(log, windowMs) / LIMIT;
 }
 
 const results: Json = {};

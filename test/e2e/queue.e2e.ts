@@ -10,6 +10,7 @@ import path from 'path';
 
 import type { Sandbox } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
+import { perFullWindow } from '../harness/windows';
 import { DEMO } from '../sandbox/store';
 import { SENDS, UPSERTS } from './listWorkflows';
 import { ensureN8n, N8N_VERSION, ROOT } from './n8n';
@@ -101,17 +102,7 @@ describe(`n8n ${N8N_VERSION} in queue mode: main and 2 workers, PostgreSQL and R
 		expect(new Set(ended.map((e) => started.get(e.id))).size).toBe(2);
 		const posts = sandbox.requests().filter((r) => r.method === 'POST' && r.path === '/customers');
 		const refused = posts.filter((r) => r.status === 429).length;
-		const accepted = posts.filter((r) => r.status < 400);
-		const t0 = accepted[0].at;
-		const perWindow = new Map<number, number>();
-		for (const r of accepted)
-			perWindow.set(
-				Math.floor((r.at - t0) / WINDOW_MS),
-				(perWindow.get(Math.floor((r.at - t0) / WINDOW_MS)) ?? 0) + 1,
-			);
-		const last = Math.max(...perWindow.keys());
-		const full = [...perWindow.entries()].filter(([k]) => k < last).map(([, n]) => n);
-		const throughput = full.reduce((a, b) => a + b, 0) / full.length / LIMIT;
+		const throughput = perFullWindow(posts, WINDOW_MS) / LIMIT;
 		console.log(
 			`queue mode: 600 upserts in ${seconds.toFixed(1)} s, ${posts.length} requests, ${refused} answered 429 (${((refused / posts.length) * 100).toFixed(2)} %), ${(throughput * 100).toFixed(1)} % of the limit per full window, workers ${JSON.stringify(Object.fromEntries([...new Set(started.values())].map((w) => [w, [...started.values()].filter((x) => x === w).length])))}`,
 		);
