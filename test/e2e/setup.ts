@@ -8,6 +8,8 @@ import { n8nCli } from './n8n';
 
 export const CREDENTIAL_ID = 'mcrmSandboxCred01';
 export const WORKFLOWS_DIR = path.join(__dirname, 'workflows');
+/** The example "AI agent answers a customer" (workflows/4-ai-agent-answers-a-customer.json). */
+export const AGENT_WORKFLOW_ID = 'mcrmAgentAnswers1';
 
 export interface WorkflowJson {
 	id: string;

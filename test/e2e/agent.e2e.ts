@@ -1,0 +1,333 @@
+/**
+ * The node as a tool of n8n's AI Agent, in a running n8n 2.x: the example workflow "AI agent
+ * answers a customer" (Chat Trigger → AI Agent with n8n's OpenAI Chat Model and five Messaging
+ * CRM tools filled by `$fromAI()`), with the model credential's base URL pointing at the scripted
+ * model (test/model). The scripted model follows the workflow's system message the way a model
+ * would; everything else is real. The sandbox's state proves each effect; the requests the model
+ * received prove what the tools described and what each tool answered.
+ */
+import { appendFileSync, mkdtempSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import path from 'path';
+
+import type { Conversation, Reply, ScriptedModel, ToolResult, ToolSpec } from '../model/server';
+import { startScriptedModel } from '../model/server';
+import type { Sandbox } from '../sandbox/server';
+import { startSandbox } from '../sandbox/server';
+import { DEMO } from '../sandbox/store';
+import { ensureN8n, n8nCli, N8N_VERSION, prepareUserFolder, startN8n } from './n8n';
+import type { ExecutionSummary } from './rest';
+import { executions } from './rest';
+import type { WorkflowJson } from './setup';
+import {
+	AGENT_WORKFLOW_ID,
+	exampleWorkflows,
+	importCredential,
+	importWorkflows,
+	publishWorkflow,
+	setupOwner,
+} from './setup';
+
+const PORT = 5740;
+const options = {
+	userFolder: mkdtempSync(path.join(tmpdir(), 'n8n-e2e-agent-')),
+	port: PORT,
+	version: N8N_VERSION,
+};
+const LOG = path.join(tmpdir(), 'n8n-e2e-agent.log');
+const MODEL_CREDENTIAL = { id: 'mcrmScriptedModel', name: 'Scripted model (tests)' };
+
+let sandbox: Sandbox;
+let model: ScriptedModel;
+let n8n: Awaited<ReturnType<typeof startN8n>>;
+let cookie: string;
+let chatUrl: string;
+let key: string;
+
+/** The tools' names as n8n derives them from the node names. */
+const TOOLS = {
+	find: 'Find_customer',
+	messengers: 'Get_messengers',
+	text: 'Send_text',
+	template: 'Send_order_update_template',
+	move: 'Move_deal_to_stage',
+};
+
+/** The error text of a failed tool call, or undefined when the tool answered normally. */
+function toolError(result: ToolResult): string | undefined {
+	const json = result.json;
+	const first = Array.isArray(json) ? (json[0] as unknown) : json;
+	if (typeof first === 'object' && first !== null && 'error' in first)
+		return String((first as { error: unknown }).error);
+	return undefined;
+}
+
+function call(tool: string, args: Record<string, unknown>): Reply {
+	return { calls: [{ tool, args }] };
+}
+
+/**
+ * A model that follows the example workflow's system message: find the customer by the phone in
+ * the operator's message, read their messengers, send text when the window is open and the
+ * order_update template when it is not, move the deal when asked; a refusal is reported, not
+ * retried. It only knows what the conversation tells it, as a model would.
+ */
+function supportModel(conversation: Conversation): Reply {
+	const { user, results } = conversation;
+	const phone = /\+\d{8,15}/.exec(user)?.[0];
+	if (!phone) return { answer: 'Which customer? Give me their phone number.' };
+	const last = results.at(-1);
+	if (!last) return call(TOOLS.find, { phone });
+	const error = toolError(last);
+	if (error) return { answer: `The CRM refused ${last.tool}: ${error}` };
+	const found = results.find((r) => r.tool === TOOLS.find)?.json as
+		Array<{ id: string; full_name: string | null }> | undefined;
+	const customer = found?.[0];
+	if (!customer) return { answer: `Nobody in the CRM has the phone ${phone}.` };
+	const name = customer.full_name ?? 'the customer';
+	switch (last.tool) {
+		case TOOLS.find:
+			if (/move/i.test(user))
+				return call(TOOLS.move, {
+					customer_id: customer.id,
+					stage: /proposal/i.test(user) ? 'proposal' : 'qualified',
+					reason: 'Asked by the operator',
+				});
+			return call(TOOLS.messengers, { customer_id: customer.id });
+		case TOOLS.messengers: {
+			const [entry] = (
+				last.json as Array<{
+					messengers: Array<{ type: string; can_send_freeform: boolean }>;
+				}>
+			)[0].messengers;
+			const order = /order (\d+)/i.exec(user)?.[1] ?? '';
+			if (entry.can_send_freeform)
+				return call(TOOLS.text, {
+					customer_id: customer.id,
+					messenger: entry.type,
+					text: `Hello ${name}, your order ${order} has shipped.`,
+				});
+			return call(TOOLS.template, {
+				customer_id: customer.id,
+				messenger: entry.type,
+				customer_name: name.split(' ')[0],
+				order_number: order,
+			});
+		}
+		case TOOLS.move:
+			return { answer: `Moved the deal of ${name}.` };
+		default: {
+			const sent = (last.json as Array<{ message_id: string; messenger_type: string }>)[0];
+			return {
+				answer: `Done: ${last.tool === TOOLS.text ? 'a text' : 'the order_update template'} went to ${name} on ${sent.messenger_type} (message ${sent.message_id}).`,
+			};
+		}
+	}
+}
+
+/** Sends a chat message the way the chat widget does; resolves with the agent's answer. */
+async function chat(message: string): Promise<{ output: string; execution: ExecutionSummary }> {
+	const before = new Set(
+		(await executions({ url: n8n.url, cookie }, AGENT_WORKFLOW_ID)).map((e) => e.id),
+	);
+	const response = await fetch(chatUrl, {
+		method: 'POST',
+		headers: { 'Content-Type': 'application/json' },
+		body: JSON.stringify({
+			action: 'sendMessage',
+			sessionId: `e2e-${Date.now()}`,
+			chatInput: message,
+		}),
+	});
+	const text = await response.text();
+	const after = await executions({ url: n8n.url, cookie }, AGENT_WORKFLOW_ID);
+	const execution = after.find((e) => !before.has(e.id));
+	if (!execution)
+		throw new Error(`No execution for the chat message (${response.status}): ${text}`);
+	let output = text;
+	try {
+		output = String((JSON.parse(text) as { output?: unknown }).output ?? text);
+	} catch {
+		// not JSON: keep the text
+	}
+	return { output, execution };
+}
+
+/** The requests the scripted model received for one chat message. */
+const requestsFor = (cue: string) =>
+	model.requests.filter((r) =>
+		r.messages.some((m) => m.role === 'user' && JSON.stringify(m.content).includes(cue)),
+	);
+
+/** A customer made through the API, with its messengers; returns its ID. */
+async function customer(body: Record<string, unknown>): Promise<string> {
+	const response = await fetch(`${sandbox.url}/customers`, {
+		method: 'POST',
+		headers: { Authorization: `Bearer ${sandbox.mintKey()}`, 'Content-Type': 'application/json' },
+		body: JSON.stringify(body),
+	});
+	const json = (await response.json()) as { id: string };
+	if (!response.ok) throw new Error(`Customer not created: ${JSON.stringify(json)}`);
+	return json.id;
+}
+
+const messagesTo = (id: string) =>
+	[...sandbox.store.messages.values()].filter((m) => m.customer_id === id);
+
+beforeAll(async () => {
+	ensureN8n(N8N_VERSION);
+	sandbox = await startSandbox({ rateLimit: { enabled: false } });
+	model = await startScriptedModel();
+	model.script('+1555017', supportModel);
+	// The key the agent's tools use: it reads customers and sends, but may not change deals.
+	key = sandbox.mintKey(['customers:read', 'messages:send', 'messages:template']);
+	prepareUserFolder(options.userFolder);
+	await importCredential(options, { baseUrl: sandbox.url, apiKey: key });
+	const file = path.join(options.userFolder, 'model-credential.json');
+	writeFileSync(
+		file,
+		JSON.stringify([
+			{
+				...MODEL_CREDENTIAL,
+				type: 'openAiApi',
+				data: { apiKey: 'sk-scripted-model-not-a-secret', url: model.url, header: false },
+			},
+		]),
+	);
+	const result = await n8nCli(['import:credentials', `--input=${file}`], options);
+	if (result.status !== 0) throw new Error(`Model credential not imported:\n${result.stderr}`);
+	const workflow = agentWorkflowForTests();
+	await importWorkflows(options, [workflow]);
+	await publishWorkflow(options, AGENT_WORKFLOW_ID);
+	n8n = await startN8n({ ...options, output: (chunk) => appendFileSync(LOG, chunk) });
+	cookie = await setupOwner(n8n.url);
+	const trigger = workflow.nodes.find((n) => n.type.endsWith('chatTrigger')) as {
+		webhookId: string;
+	};
+	chatUrl = `${n8n.url}/webhook/${trigger.webhookId}/chat`;
+});
+
+afterAll(async () => {
+	await n8n?.stop();
+	await model?.stop();
+	await sandbox?.stop();
+});
+
+/**
+ * The example workflow as `npm run dev` imports it, with two changes a user would make to reach
+ * it from outside the editor: the chat made public (by webhook), and the model credential chosen.
+ */
+function agentWorkflowForTests(): WorkflowJson {
+	const workflow = structuredClone(
+		exampleWorkflows().find((w) => w.id === AGENT_WORKFLOW_ID),
+	) as WorkflowJson;
+	for (const node of workflow.nodes) {
+		if (node.type.endsWith('chatTrigger'))
+			node.parameters = {
+				...node.parameters,
+				public: true,
+				mode: 'webhook',
+				options: { responseMode: 'lastNode' },
+			};
+		if (node.type.endsWith('lmChatOpenAi')) node.credentials = { openAiApi: MODEL_CREDENTIAL };
+	}
+	return workflow;
+}
+
+describe(`n8n ${N8N_VERSION}: the Messaging CRM node as tools of the AI Agent`, () => {
+	it('finds a customer by phone and sends a text: the message is in the sandbox, the answer names it', async () => {
+		const id = await customer({
+			full_name: 'Ann Example',
+			phone: '+15550170001',
+			messengers: [{ type: 'telegram', id: '170001' }],
+		});
+		const { output, execution } = await chat('Tell +15550170001 that order 1001 has shipped.');
+		expect(execution.status).toBe('success');
+		const sent = messagesTo(id);
+		expect(sent.map((m) => [m.messenger_type, m.text, m.status])).toEqual([
+			['telegram', 'Hello Ann Example, your order 1001 has shipped.', 'sent'],
+		]);
+		expect(output).toContain(`message ${sent[0].id}`);
+		// The tools the model was offered: names, descriptions and exactly the $fromAI fields.
+		const [first] = requestsFor('+15550170001');
+		const tools = Object.fromEntries(
+			(first.tools ?? []).map((t: ToolSpec) => [t.function.name, t.function]),
+		);
+		expect(Object.keys(tools).sort()).toEqual(Object.values(TOOLS).sort());
+		const fields = (name: string) =>
+			Object.keys((tools[name].parameters as { properties: object }).properties).sort();
+		expect(fields(TOOLS.find)).toEqual(['phone']);
+		expect(fields(TOOLS.messengers)).toEqual(['customer_id']);
+		expect(fields(TOOLS.text)).toEqual(['customer_id', 'messenger', 'text']);
+		expect(fields(TOOLS.template)).toEqual([
+			'customer_id',
+			'customer_name',
+			'messenger',
+			'order_number',
+		]);
+		expect(fields(TOOLS.move)).toEqual(['customer_id', 'reason', 'stage']);
+		console.log(JSON.stringify(first.tools, null, 2));
+	});
+
+	it('the window is closed: reads the messengers, sees can_send_freeform false, sends the approved template', async () => {
+		const id = await customer({
+			full_name: 'Ben Example',
+			phone: '+15550170002',
+			messengers: [{ type: 'whatsapp', id: '15550170002' }],
+		});
+		const { output, execution } = await chat('Let +15550170002 know about order 1002 on WhatsApp.');
+		expect(execution.status).toBe('success');
+		const seen = requestsFor('+15550170002').at(-1);
+		expect(JSON.stringify(seen?.messages)).toContain('can_send_freeform\\":false');
+		expect(messagesTo(id).map((m) => [m.messenger_type, m.text, m.template, m.status])).toEqual([
+			[
+				'whatsapp',
+				null,
+				{ name: 'order_update', lang: 'en', variables: ['Ben', '1002'], button_param: null },
+				'sent',
+			],
+		]);
+		expect(output).toContain('order_update template went to Ben Example on whatsapp');
+	});
+
+	it('a send refused as recipient_unreachable comes back to the agent as a readable result; the workflow goes on', async () => {
+		const id = await customer({
+			full_name: 'Cy Example',
+			phone: '+15550170003',
+			messengers: [{ type: 'telegram', id: 'blocked170003' }],
+		});
+		const { output, execution } = await chat('Tell +15550170003 that order 1003 has shipped.');
+		expect(execution.status).toBe('success');
+		expect(messagesTo(id).map((m) => m.status)).toEqual(['failed']);
+		const toolMessage = requestsFor('+15550170003')
+			.at(-1)
+			?.messages.find(
+				(m) => m.role === 'tool' && JSON.stringify(m.content).includes('recipient_unreachable'),
+			);
+		expect(toolMessage).toBeDefined();
+		expect(output).toMatch(/^The CRM refused Send_text: .*recipient_unreachable/);
+		console.log(output);
+	});
+
+	it('a missing scope comes back the same way, and the deal stays where it was', async () => {
+		const id = await customer({
+			full_name: 'Dee Example',
+			phone: '+15550170004',
+			messengers: [{ type: 'telegram', id: '170004' }],
+			placement: { pipeline_id: DEMO.salesPipeline, stage_code: 'new' },
+		});
+		const stageBefore = [...sandbox.store.deals.values()].find(
+			(d) => d.customer_id === id,
+		)?.stage_id;
+		expect(stageBefore).toBeDefined();
+		const { output, execution } = await chat('Move the deal of +15550170004 to proposal.');
+		expect(execution.status).toBe('success');
+		expect([...sandbox.store.deals.values()].find((d) => d.customer_id === id)?.stage_id).toBe(
+			stageBefore,
+		);
+		expect(output).toMatch(/^The CRM refused Move_deal_to_stage: .*insufficient_scope/);
+		expect(output).toContain('customers:write');
+		expect(output).not.toContain(key);
+		console.log(output);
+	});
+});
