@@ -20,6 +20,7 @@ export interface WorkflowJson {
 		type: string;
 		parameters: Record<string, unknown>;
 		credentials?: Record<string, { id: string; name: string }>;
+		webhookId?: string;
 	}>;
 	connections: unknown;
 	[key: string]: unknown;

@@ -60,7 +60,8 @@ export function loadPackage(): Promise<Loaded> {
 			const short = name.startsWith(`${loader.packageName}.`)
 				? name.slice(loader.packageName.length + 1)
 				: name;
-			const entry = nodes[short] ?? nodes[name];
+			// The tool variant n8n derives from `usableAsTool` runs the same class under `<name>Tool`.
+			const entry = nodes[short] ?? nodes[name] ?? nodes[short.replace(/Tool$/, '')];
 			if (!entry) throw new Error(`Node type ${name} is not in the package`);
 			return entry.type;
 		};

@@ -104,6 +104,8 @@ describe('Message → Send', () => {
 					retryable,
 					provider_error: expect.any(String),
 					message_id: expect.any(String),
+					// What the refusal means and what to do next, in words.
+					description: expect.stringMatching(/^(Nothing was sent|The messenger did not answer)/),
 				},
 			});
 			// Retried only when the API says it may help (and always with the same key).

@@ -141,32 +141,6 @@ function completion(model: string, reply: Reply) {
 	};
 }
 
-/** The same answer as server-sent events, for clients that ask for a stream. */
-function streamCompletion(res: ServerResponse, body: ReturnType<typeof completion>): void {
-	res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
-	const { message, finish_reason } = body.choices[0];
-	const base = { id: body.id, object: 'chat.completion.chunk', created: body.created };
-	const chunk = (delta: unknown, finish: string | null) =>
-		res.write(
-			`data: ${JSON.stringify({ ...base, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`,
-		);
-	if ('tool_calls' in message) {
-		chunk(
-			{
-				role: 'assistant',
-				content: null,
-				tool_calls: message.tool_calls.map((call, index) => ({ index, ...call })),
-			},
-			null,
-		);
-	} else chunk({ role: 'assistant', content: message.content }, null);
-	chunk({}, finish_reason);
-	res.write(
-		`data: ${JSON.stringify({ ...base, model: body.model, choices: [], usage: body.usage })}\n\n`,
-	);
-	res.end('data: [DONE]\n\n');
-}
-
 export interface ScriptedModel {
 	/** The base URL for the OpenAI credential, ending in /v1. */
 	url: string;
@@ -204,6 +178,10 @@ export async function startScriptedModel(port = 0): Promise<ScriptedModel> {
 			sendJson(res, 400, { error: { message: 'Not a chat-completions request' } });
 			return;
 		}
+		if (request.stream === true) {
+			sendJson(res, 400, { error: { message: 'The scripted model does not stream' } });
+			return;
+		}
 		requests.push(request);
 		const conversation = conversationOf(request);
 		const chosen = scripts.find((s) => conversation.user.includes(s.cue));
@@ -222,9 +200,7 @@ export async function startScriptedModel(port = 0): Promise<ScriptedModel> {
 			sendJson(res, 400, { error: { message: `Script "${chosen.cue}": ${String(error)}` } });
 			return;
 		}
-		const body = completion(request.model ?? 'scripted-model', reply);
-		if (request.stream === true) streamCompletion(res, body);
-		else sendJson(res, 200, body);
+		sendJson(res, 200, completion(request.model ?? 'scripted-model', reply));
 	};
 	const server: Server = createServer((req, res) => {
 		handle(req, res).catch((error: unknown) => {

@@ -9,6 +9,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { asNodeError, errorItem } from './errors';
 import type { Grouping, Operation } from './node.type';
 import { operationOf } from './resources';
+import { forAgent, nothingMatched, runsAsTool } from './tool';
 
 function operationFor(ctx: IExecuteFunctions): Operation {
 	const resource = ctx.getNodeParameter('resource', 0) as string;
@@ -54,7 +55,7 @@ async function attempt(
 		return (await work()).map((json) => ({ json, pairedItem }));
 	} catch (caught) {
 		const error = asNodeError(ctx, caught, firstItem);
-		if (!ctx.continueOnFail()) throw error;
+		if (!ctx.continueOnFail()) throw forAgent(ctx, error);
 		return [{ json: errorItem(error), pairedItem }];
 	}
 }
@@ -121,6 +122,9 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const operation = operationFor(this);
 	checkRateShare(this);
 	const grouping = operation.group;
-	if (grouping?.applies.call(this)) return [await runGroups(this, grouping, count)];
-	return [await runItems(this, operation, count)];
+	const output = grouping?.applies.call(this)
+		? await runGroups(this, grouping, count)
+		: await runItems(this, operation, count);
+	if (output.length === 0 && runsAsTool(this)) return [nothingMatched(operation)];
+	return [output];
 }

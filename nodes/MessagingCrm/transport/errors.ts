@@ -133,7 +133,28 @@ export function failureFromNetwork(systemCode: string, timeoutMs: number): ApiFa
 	return { code, message, details: { network: systemCode } };
 }
 
+/**
+ * What each refusal of a send means and what to do next, for a person reading the error and for
+ * an AI agent that gets it as the tool's answer (api-spec: Errors).
+ */
+const SEND_REFUSALS: Record<string, string> = {
+	no_peer:
+		'Nothing was sent: the customer never pressed Start in the bot, and a bot cannot write first. Retrying will not help; use another of their messengers, or wait until they write.',
+	recipient_unreachable:
+		'Nothing was sent: the customer blocked the bot, deleted the account, or is not on this messenger. Retrying will not help; use another of their messengers.',
+	channel_unavailable:
+		"Nothing was sent: the company's connection to this messenger is broken (revoked token, missing rights, dropped session). Retry after an operator reconnects it in the CRM.",
+	send_rejected:
+		'Nothing was sent: the messenger refused without a reason. Retrying will not help.',
+	bizchat_window_closed:
+		"Nothing was sent: free-form text is allowed only within 24 hours of the customer's last message on this messenger. Send an approved business-chat template instead.",
+	send_failed:
+		"The messenger did not answer in time, also on the node's own retries. Worth retrying later.",
+};
+
 function hint(failure: ApiFailure, scope: ScopeRequirement): string | undefined {
+	const refusal = SEND_REFUSALS[failure.code];
+	if (refusal) return refusal;
 	if (failure.code === 'insufficient_scope') {
 		return `This operation needs the scope ${describeScope(scope)}, which the key lacks. ${howToGetScope(scope)}`;
 	}

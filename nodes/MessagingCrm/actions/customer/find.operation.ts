@@ -77,7 +77,8 @@ export const option: OperationOption = {
 	name: 'Find',
 	value: 'find',
 	action: 'Find a customer',
-	description: 'Look a customer up by phone, email or messenger identity. Scope: customers:read.',
+	description:
+		'Look a customer up by phone, email or messenger identity (messenger type and ID). No match gives no item, or fails the item with Fail If Not Found. Scope: customers:read.',
 };
 
 export const description = updateDisplayOptions(

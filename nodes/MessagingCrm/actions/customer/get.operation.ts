@@ -12,7 +12,7 @@ export const option: OperationOption = {
 	value: 'get',
 	action: 'Get a customer',
 	description:
-		'Get a customer with their current stage, messengers and deal. Scope: customers:read.',
+		'Get a customer by ID, phone, email or messenger identity, with their current stage, messengers and deal. Scope: customers:read.',
 };
 
 export const description = updateDisplayOptions(

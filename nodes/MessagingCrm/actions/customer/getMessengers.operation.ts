@@ -24,7 +24,8 @@ export const option: OperationOption = {
 	name: 'Get Messengers',
 	value: 'getMessengers',
 	action: 'Get the messengers of a customer',
-	description: "List the customer's messengers with their 24-hour windows. Scope: customers:read.",
+	description:
+		"List the customer's messengers, each with can_send_freeform (whether free-form text is allowed right now) and when its 24-hour window closes. Scope: customers:read.",
 };
 
 export const description = updateDisplayOptions(

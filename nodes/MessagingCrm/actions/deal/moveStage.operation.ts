@@ -57,7 +57,8 @@ export const option: OperationOption = {
 	name: 'Move to Stage',
 	value: 'moveStage',
 	action: 'Move a deal to a stage',
-	description: "Move the customer's deal to another stage of its pipeline. Scope: customers:write.",
+	description:
+		"Move the customer's deal to another stage of its pipeline, by stage code or ID; a stage of another pipeline is refused. Scope: customers:write.",
 };
 
 export const description = updateDisplayOptions(

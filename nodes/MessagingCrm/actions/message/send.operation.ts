@@ -148,7 +148,7 @@ export const option: OperationOption = {
 	value: 'send',
 	action: 'Send a message',
 	description:
-		"Send text or a business-chat template to a customer's messenger, exactly once. Scope: messages:send (text) or messages:template (template).",
+		"Send text or a business-chat template to a customer's messenger, exactly once. A refusal (blocked, window closed …) fails the item with its code and what to do next. Scope: messages:send (text) or messages:template (template).",
 };
 
 export const description = updateDisplayOptions(
