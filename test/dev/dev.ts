@@ -77,7 +77,10 @@ async function main() {
 	console.log('');
 	console.log(`n8n is ready: ${url}  (log in as ${EMAIL} / ${PASSWORD})`);
 	console.log(
-		'The Messaging CRM nodes, a credential pointing at the sandbox and three example workflows are there.',
+		'The Messaging CRM nodes, a credential pointing at the sandbox and four example workflows are there.',
+	);
+	console.log(
+		'"AI agent answers a customer" needs a model: open its OpenAI Chat Model node and create an OpenAI credential (any OpenAI-compatible Base URL works).',
 	);
 	if (QUEUE)
 		console.log(

@@ -178,6 +178,8 @@ export function n8nEnv(options: N8nOptions): NodeJS.ProcessEnv {
 		N8N_HIRING_BANNER_ENABLED: 'false',
 		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
 		N8N_UNVERIFIED_PACKAGES_ENABLED: 'true',
+		// Community nodes as AI Agent tools: n8n 1.78 to 1.84 needed this; from 1.85 it is always on.
+		N8N_COMMUNITY_PACKAGES_ALLOW_TOOL_USAGE: 'true',
 		N8N_RUNNERS_ENABLED: 'false',
 		N8N_SECURE_COOKIE: 'false',
 		N8N_ENCRYPTION_KEY: 'e2e-encryption-key-not-a-secret',

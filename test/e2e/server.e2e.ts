@@ -1,7 +1,7 @@
 /**
  * A running n8n (`n8n start`) with the package installed: an active trigger workflow fires once
  * for a change made in the sandbox, and the editor, in headless Chromium, shows the node with its
- * dropdowns filled from the sandbox. Screenshots go to test/e2e/screenshots/ for the README.
+ * dropdowns filled from the sandbox and the AI agent example with its tools. Screenshots go to test/e2e/screenshots/ for the README.
  */
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync } from 'fs';
 import { tmpdir } from 'os';
@@ -16,6 +16,7 @@ import { DEMO } from '../sandbox/store';
 import { ensureN8n, N8N_VERSION, prepareUserFolder, ROOT, startN8n } from './n8n';
 import type { WorkflowJson } from './setup';
 import {
+	AGENT_WORKFLOW_ID,
 	CREDENTIAL_ID,
 	exampleWorkflows,
 	importCredential,
@@ -221,6 +222,25 @@ describe(`a running n8n ${N8N_VERSION}`, () => {
 			expect(await optionsOf('agentId')).toEqual(['(Not Set)', 'Sales Chat', 'Support Bot']);
 			expect(await optionsOf('pipelineId')).toEqual(['(Not Set)', 'Onboarding', 'Sales (default)']);
 			await page.screenshot({ path: path.join(SCREENSHOTS, 'node-panel.png') });
+		});
+
+		it('shows the AI agent example with its five Messaging CRM tools, and saves screenshots', async () => {
+			await page.goto(`${n8n.url}/workflow/${AGENT_WORKFLOW_ID}`, {
+				waitUntil: 'domcontentloaded',
+			});
+			const agent = exampleWorkflows().find((w) => w.id === AGENT_WORKFLOW_ID) as WorkflowJson;
+			for (const node of agent.nodes)
+				await page
+					.locator(`[data-test-id="canvas-node"][data-node-name="${node.name}"]`)
+					.first()
+					.waitFor({ timeout: 60_000 });
+			await page.screenshot({ path: path.join(SCREENSHOTS, 'agent-workflow.png') });
+			await openNode(AGENT_WORKFLOW_ID, 'Send text');
+			await page
+				.locator('[data-test-id="parameter-input-toolDescription"]')
+				.first()
+				.waitFor({ timeout: 30_000 });
+			await page.screenshot({ path: path.join(SCREENSHOTS, 'agent-tool-panel.png') });
 		});
 
 		it('shows the trigger panel, and saves a screenshot', async () => {
