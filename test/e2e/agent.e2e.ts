@@ -1,5 +1,5 @@
 /**
- * The node as a tool of n8n's AI Agent, in a running n8n 2.x: the example workflow "AI agent
+ * The node as a tool of n8n's AI Agent, in a running n8n 2.x and 1.x: the example workflow "AI agent
  * answers a customer" (Chat Trigger → AI Agent with n8n's OpenAI Chat Model and five Messaging
  * CRM tools filled by `$fromAI()`), with the model credential's base URL pointing at the scripted
  * model (test/model). The scripted model follows the workflow's system message the way a model
@@ -15,7 +15,7 @@ import { startScriptedModel } from '../model/server';
 import type { Sandbox } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
 import { DEMO } from '../sandbox/store';
-import { ensureN8n, n8nCli, N8N_VERSION, prepareUserFolder, startN8n } from './n8n';
+import { ensureN8n, n8nCli, N8N_V1_VERSION, N8N_VERSION, prepareUserFolder, startN8n } from './n8n';
 import type { ExecutionSummary } from './rest';
 import { executions } from './rest';
 import type { WorkflowJson } from './setup';
@@ -28,20 +28,10 @@ import {
 	setupOwner,
 } from './setup';
 
-const PORT = 5740;
-const options = {
-	userFolder: mkdtempSync(path.join(tmpdir(), 'n8n-e2e-agent-')),
-	port: PORT,
-	version: N8N_VERSION,
-};
-const LOG = path.join(tmpdir(), 'n8n-e2e-agent.log');
 const MODEL_CREDENTIAL = { id: 'mcrmScriptedModel', name: 'Scripted model (tests)' };
 
 let sandbox: Sandbox;
 let model: ScriptedModel;
-let n8n: Awaited<ReturnType<typeof startN8n>>;
-let cookie: string;
-let chatUrl: string;
 let key: string;
 
 /** The tools' names as n8n derives them from the node names. */
@@ -125,12 +115,19 @@ function supportModel(conversation: Conversation): Reply {
 	}
 }
 
+interface ChatSession {
+	url: string;
+	cookie: string;
+	chatUrl: string;
+}
+
 /** Sends a chat message the way the chat widget does; resolves with the agent's answer. */
-async function chat(message: string): Promise<{ output: string; execution: ExecutionSummary }> {
-	const before = new Set(
-		(await executions({ url: n8n.url, cookie }, AGENT_WORKFLOW_ID)).map((e) => e.id),
-	);
-	const response = await fetch(chatUrl, {
+async function chat(
+	session: ChatSession,
+	message: string,
+): Promise<{ output: string; execution: ExecutionSummary }> {
+	const before = new Set((await executions(session, AGENT_WORKFLOW_ID)).map((e) => e.id));
+	const response = await fetch(session.chatUrl, {
 		method: 'POST',
 		headers: { 'Content-Type': 'application/json' },
 		body: JSON.stringify({
@@ -138,9 +135,10 @@ async function chat(message: string): Promise<{ output: string; execution: Execu
 			sessionId: `e2e-${Date.now()}`,
 			chatInput: message,
 		}),
+		signal: AbortSignal.timeout(120_000),
 	});
 	const text = await response.text();
-	const after = await executions({ url: n8n.url, cookie }, AGENT_WORKFLOW_ID);
+	const after = await executions(session, AGENT_WORKFLOW_ID);
 	const execution = after.find((e) => !before.has(e.id));
 	if (!execution)
 		throw new Error(`No execution for the chat message (${response.status}): ${text}`);
@@ -175,12 +173,31 @@ const messagesTo = (id: string) =>
 	[...sandbox.store.messages.values()].filter((m) => m.customer_id === id);
 
 beforeAll(async () => {
-	ensureN8n(N8N_VERSION);
 	sandbox = await startSandbox({ rateLimit: { enabled: false } });
 	model = await startScriptedModel();
 	model.script('+1555017', supportModel);
 	// The key the agent's tools use: it reads customers and sends, but may not change deals.
 	key = sandbox.mintKey(['customers:read', 'messages:send', 'messages:template']);
+});
+
+afterAll(async () => {
+	if (process.env.AGENT_E2E_DUMP)
+		writeFileSync(process.env.AGENT_E2E_DUMP, JSON.stringify(model.requests, null, 1));
+	await model?.stop();
+	await sandbox?.stop();
+});
+
+/** n8n with the package, both credentials and the published agent workflow; the chat's address. */
+async function startAgentN8n(
+	version: string,
+	port: number,
+): Promise<{ session: ChatSession; stop: () => Promise<void> }> {
+	ensureN8n(version);
+	const options = {
+		userFolder: mkdtempSync(path.join(tmpdir(), `n8n-e2e-agent-${version}-`)),
+		port,
+		version,
+	};
 	prepareUserFolder(options.userFolder);
 	await importCredential(options, { baseUrl: sandbox.url, apiKey: key });
 	const file = path.join(options.userFolder, 'model-credential.json');
@@ -196,32 +213,37 @@ beforeAll(async () => {
 	);
 	const result = await n8nCli(['import:credentials', `--input=${file}`], options);
 	if (result.status !== 0) throw new Error(`Model credential not imported:\n${result.stderr}`);
-	const workflow = agentWorkflowForTests();
+	const workflow = agentWorkflowForTests(version);
 	await importWorkflows(options, [workflow]);
 	await publishWorkflow(options, AGENT_WORKFLOW_ID);
-	n8n = await startN8n({ ...options, output: (chunk) => appendFileSync(LOG, chunk) });
-	cookie = await setupOwner(n8n.url);
+	const log = path.join(tmpdir(), `n8n-e2e-agent-${version}.log`);
+	const n8n = await startN8n({ ...options, output: (chunk) => appendFileSync(log, chunk) });
+	const cookie = await setupOwner(n8n.url);
 	const trigger = workflow.nodes.find((n) => n.type.endsWith('chatTrigger'));
-	chatUrl = `${n8n.url}/webhook/${String(trigger?.webhookId)}/chat`;
-});
-
-afterAll(async () => {
-	if (process.env.AGENT_E2E_DUMP)
-		writeFileSync(process.env.AGENT_E2E_DUMP, JSON.stringify(model.requests, null, 1));
-	await n8n?.stop();
-	await model?.stop();
-	await sandbox?.stop();
-});
+	return {
+		session: {
+			url: n8n.url,
+			cookie,
+			chatUrl: `${n8n.url}/webhook/${String(trigger?.webhookId)}/chat`,
+		},
+		stop: n8n.stop,
+	};
+}
 
 /**
  * The example workflow as `npm run dev` imports it, with two changes a user would make to reach
  * it from outside the editor: the chat made public (by webhook), and the model credential chosen.
  */
-function agentWorkflowForTests(): WorkflowJson {
+function agentWorkflowForTests(version = N8N_VERSION): WorkflowJson {
 	const workflow = structuredClone(
 		exampleWorkflows().find((w) => w.id === AGENT_WORKFLOW_ID),
 	) as WorkflowJson;
 	for (const node of workflow.nodes) {
+		// n8n 1.x has the AI Agent up to version 3 and the Chat Trigger up to 1.4.
+		if (version.startsWith('1.')) {
+			if (node.type.endsWith('.agent')) node.typeVersion = 3;
+			if (node.type.endsWith('chatTrigger')) node.typeVersion = 1.4;
+		}
 		if (node.type.endsWith('chatTrigger'))
 			node.parameters = {
 				...node.parameters,
@@ -234,14 +256,27 @@ function agentWorkflowForTests(): WorkflowJson {
 	return workflow;
 }
 
-describe(`n8n ${N8N_VERSION}: the Messaging CRM node as tools of the AI Agent`, () => {
+describe.each([
+	[N8N_VERSION, 5740, '0'],
+	[N8N_V1_VERSION, 5741, '1'],
+])('n8n %s: the Messaging CRM node as tools of the AI Agent', (version, port, series) => {
+	let session: ChatSession;
+	let stop: (() => Promise<void>) | undefined;
+	beforeAll(async () => {
+		({ session, stop } = await startAgentN8n(version, port));
+	});
+	afterAll(async () => await stop?.());
+	/** A phone of this n8n's own customers (the sandbox is shared), e.g. +15550170001. */
+	const phone = (n: number) => `+1555017${series}00${n}`;
+	const say = async (message: string) => await chat(session, message);
+
 	it('finds a customer by phone and sends a text: the message is in the sandbox, the answer names it', async () => {
 		const id = await customer({
 			full_name: 'Ann Example',
-			phone: '+15550170001',
-			messengers: [{ type: 'telegram', id: '170001' }],
+			phone: phone(1),
+			messengers: [{ type: 'telegram', id: `tg${phone(1).slice(1)}` }],
 		});
-		const { output, execution } = await chat('Tell +15550170001 that order 1001 has shipped.');
+		const { output, execution } = await say(`Tell ${phone(1)} that order 1001 has shipped.`);
 		expect(execution.status).toBe('success');
 		const sent = messagesTo(id);
 		expect(sent.map((m) => [m.messenger_type, m.text, m.status])).toEqual([
@@ -249,7 +284,7 @@ describe(`n8n ${N8N_VERSION}: the Messaging CRM node as tools of the AI Agent`, 
 		]);
 		expect(output).toContain(`message ${sent[0].id}`);
 		// The tools the model was offered: names, descriptions and exactly the $fromAI fields.
-		const [first] = requestsFor('+15550170001');
+		const [first] = requestsFor(phone(1));
 		const tools = Object.fromEntries(
 			(first.tools ?? []).map((t: ToolSpec) => [t.function.name, t.function]),
 		);
@@ -268,7 +303,7 @@ describe(`n8n ${N8N_VERSION}: the Messaging CRM node as tools of the AI Agent`, 
 		expect(fields(TOOLS.move)).toEqual(['customer_id', 'reason', 'stage']);
 		// Each tool's description is the one its node sets for the model, none left generic.
 		const described = Object.fromEntries(
-			agentWorkflowForTests().nodes.map((n) => [
+			agentWorkflowForTests(version).nodes.map((n) => [
 				n.name.replace(/[^a-zA-Z0-9_-]+/g, '_'),
 				n.parameters.toolDescription,
 			]),
@@ -279,12 +314,12 @@ describe(`n8n ${N8N_VERSION}: the Messaging CRM node as tools of the AI Agent`, 
 	it('the window is closed: reads the messengers, sees can_send_freeform false, sends the approved template', async () => {
 		const id = await customer({
 			full_name: 'Ben Example',
-			phone: '+15550170002',
-			messengers: [{ type: 'whatsapp', id: '15550170002' }],
+			phone: phone(2),
+			messengers: [{ type: 'whatsapp', id: phone(2).slice(1) }],
 		});
-		const { output, execution } = await chat('Let +15550170002 know about order 1002 on WhatsApp.');
+		const { output, execution } = await say(`Let ${phone(2)} know about order 1002 on WhatsApp.`);
 		expect(execution.status).toBe('success');
-		const seen = requestsFor('+15550170002').at(-1);
+		const seen = requestsFor(phone(2)).at(-1);
 		expect(JSON.stringify(seen?.messages)).toContain('can_send_freeform\\":false');
 		expect(messagesTo(id).map((m) => [m.messenger_type, m.text, m.template, m.status])).toEqual([
 			[
@@ -300,13 +335,13 @@ describe(`n8n ${N8N_VERSION}: the Messaging CRM node as tools of the AI Agent`, 
 	it('a send refused as recipient_unreachable comes back to the agent as a readable result; the workflow goes on', async () => {
 		const id = await customer({
 			full_name: 'Cy Example',
-			phone: '+15550170003',
-			messengers: [{ type: 'telegram', id: 'blocked170003' }],
+			phone: phone(3),
+			messengers: [{ type: 'telegram', id: `blocked${phone(3).slice(1)}` }],
 		});
-		const { output, execution } = await chat('Tell +15550170003 that order 1003 has shipped.');
+		const { output, execution } = await say(`Tell ${phone(3)} that order 1003 has shipped.`);
 		expect(execution.status).toBe('success');
 		expect(messagesTo(id).map((m) => m.status)).toEqual(['failed']);
-		const toolMessage = requestsFor('+15550170003')
+		const toolMessage = requestsFor(phone(3))
 			.at(-1)
 			?.messages.find(
 				(m) => m.role === 'tool' && JSON.stringify(m.content).includes('recipient_unreachable'),
@@ -319,15 +354,15 @@ describe(`n8n ${N8N_VERSION}: the Messaging CRM node as tools of the AI Agent`, 
 	it('a missing scope comes back the same way, and the deal stays where it was', async () => {
 		const id = await customer({
 			full_name: 'Dee Example',
-			phone: '+15550170004',
-			messengers: [{ type: 'telegram', id: '170004' }],
+			phone: phone(4),
+			messengers: [{ type: 'telegram', id: `tg${phone(4).slice(1)}` }],
 			placement: { pipeline_id: DEMO.salesPipeline, stage_code: 'new' },
 		});
 		const stageBefore = [...sandbox.store.deals.values()].find(
 			(d) => d.customer_id === id,
 		)?.stage_id;
 		expect(stageBefore).toBeDefined();
-		const { output, execution } = await chat('Move the deal of +15550170004 to proposal.');
+		const { output, execution } = await say(`Move the deal of ${phone(4)} to proposal.`);
 		expect(execution.status).toBe('success');
 		expect([...sandbox.store.deals.values()].find((d) => d.customer_id === id)?.stage_id).toBe(
 			stageBefore,
@@ -339,14 +374,14 @@ describe(`n8n ${N8N_VERSION}: the Messaging CRM node as tools of the AI Agent`, 
 	});
 
 	it('nobody has the phone: Find tells the agent that nothing matched, and the answer says so', async () => {
-		const { output, execution } = await chat('Tell +15550170009 that order 1009 has shipped.');
+		const { output, execution } = await say(`Tell ${phone(9)} that order 1009 has shipped.`);
 		expect(execution.status).toBe('success');
-		const toolMessage = requestsFor('+15550170009')
+		const toolMessage = requestsFor(phone(9))
 			.at(-1)
 			?.messages.find((m) => m.role === 'tool');
 		expect(JSON.parse(String(toolMessage?.content))).toEqual([
 			{ results: 0, message: 'Find a customer: nothing matched.' },
 		]);
-		expect(output).toBe('Nobody in the CRM has the phone +15550170009.');
+		expect(output).toBe(`Nobody in the CRM has the phone ${phone(9)}.`);
 	});
 });

@@ -18,6 +18,7 @@ export interface WorkflowJson {
 	nodes: Array<{
 		name: string;
 		type: string;
+		typeVersion?: number;
 		parameters: Record<string, unknown>;
 		credentials?: Record<string, { id: string; name: string }>;
 		webhookId?: string;
@@ -68,8 +69,11 @@ export async function importWorkflows(
 	await cli(['import:workflow', `--input=${file}`], options);
 }
 
+/** Makes a workflow live: `publish:workflow` in n8n 2.x, `update:workflow --active` in 1.x. */
 export async function publishWorkflow(options: N8nOptions, id: string): Promise<void> {
-	await cli(['publish:workflow', `--id=${id}`], options);
+	if (options.version?.startsWith('1.'))
+		await cli(['update:workflow', `--id=${id}`, '--active=true'], options);
+	else await cli(['publish:workflow', `--id=${id}`], options);
 }
 
 /** Creates the owner account so the editor can be logged into; returns the auth cookie. */
@@ -78,15 +82,23 @@ export async function setupOwner(
 	email = 'demo@example.com',
 	password = 'Demo-password-1',
 ): Promise<string> {
-	const setup = await fetch(`${url}/rest/owner/setup`, {
-		method: 'POST',
-		headers: { 'Content-Type': 'application/json' },
-		body: JSON.stringify({ email, firstName: 'Demo', lastName: 'User', password }),
-	});
+	// n8n 1.x reports ready before its REST routes are up (the setup answers 404 for a moment).
+	let setup: Response;
+	for (let tries = 0; ; tries++) {
+		setup = await fetch(`${url}/rest/owner/setup`, {
+			method: 'POST',
+			headers: { 'Content-Type': 'application/json' },
+			body: JSON.stringify({ email, firstName: 'Demo', lastName: 'User', password }),
+			signal: AbortSignal.timeout(30_000),
+		});
+		if (setup.status !== 404 || tries >= 120) break;
+		await new Promise((resolve) => setTimeout(resolve, 500));
+	}
 	const login = await fetch(`${url}/rest/login`, {
 		method: 'POST',
 		headers: { 'Content-Type': 'application/json' },
 		body: JSON.stringify({ emailOrLdapLoginId: email, password }),
+		signal: AbortSignal.timeout(30_000),
 	});
 	if (!login.ok)
 		throw new Error(

@@ -1,8 +1,9 @@
 /**
  * The node as n8n runs it for the AI Agent: the tool variant n8n derives from `usableAsTool`
- * (`messagingCrmTool`), through n8n's engine against the sandbox. The agent reads a failure as
- * the error's message only, and no items as an empty string: both must still tell it what
- * happened. The same runs as the plain node show what changes and what does not.
+ * (`messagingCrmTool`), through n8n's engine against the sandbox. A failure must come back as the
+ * tool's answer, saying what it means (n8n 1.x would otherwise stop the workflow), and no items
+ * must not reach the model as an empty string. The same runs as the plain node show what changes
+ * and what does not.
  */
 import type { INodeParameters } from 'n8n-workflow';
 
@@ -32,20 +33,43 @@ async function blockedCustomer(): Promise<string> {
 }
 
 describe('As a tool of the AI Agent', () => {
-	it("a refused send puts what it means into the error's message; as a node the hint stays in the description", async () => {
+	it('a refused send is the answer, with what it means in `error`; as a node it stops, the hint in the description', async () => {
 		const id = await blockedCustomer();
-		const tool = await env.run(send(id), AS_TOOL);
 		const node = await env.run(send(id));
 		expect(node.error?.message).toBe(
 			'recipient_unreachable: The customer cannot be reached on this messenger',
 		);
 		expect(node.error?.description).toMatch(/^Nothing was sent: the customer blocked the bot/);
-		expect(tool.error?.message).toBe(`${node.error?.message}. ${node.error?.description}`);
+		const tool = await env.run(send(id), AS_TOOL);
+		expect(tool.error).toBeUndefined();
+		expect(tool.items.map((i) => [i.json, i.pairedItem])).toEqual([
+			[
+				{
+					error: `${node.error?.message}. ${node.error?.description}`,
+					details: expect.objectContaining({
+						code: 'recipient_unreachable',
+						httpCode: 409,
+						retryable: false,
+					}),
+				},
+				{ item: 0 },
+			],
+		]);
+		expect(tool.items[0].json.details).not.toHaveProperty('description');
 	});
 
-	it('a missing scope names the scope and how to get it, in the message', async () => {
+	it('a tool whose On Error is "Stop Workflow" stops, as n8n 2.x does', async () => {
 		const id = await blockedCustomer();
-		const { error } = await env.run(
+		const tool = await env.run(send(id), {
+			node: { ...AS_TOOL.node, onError: 'stopWorkflow' },
+		});
+		expect(tool.items).toEqual([]);
+		expect(tool.error?.message).toMatch(/^recipient_unreachable: /);
+	});
+
+	it('a missing scope names the scope and how to get it', async () => {
+		const id = await blockedCustomer();
+		const { items } = await env.run(
 			{
 				...send(id),
 				resource: 'deal',
@@ -55,7 +79,20 @@ describe('As a tool of the AI Agent', () => {
 			},
 			{ ...AS_TOOL, apiKey: env.sandbox.mintKey(['customers:read']) },
 		);
-		expect(error?.message).toMatch(/^insufficient_scope: .*"customers:write".*Mint a key/);
+		expect(items[0].json.error).toMatch(/^insufficient_scope: .*"customers:write".*Mint a key/);
+	});
+
+	it('bad input from the model is the answer too, naming the field and the fix, before any request', async () => {
+		const before = env.sandbox.requests().length;
+		// The agent's arguments arrive as the tool node's input item; $fromAI() reads them.
+		const { items } = await env.run(send("={{ $fromAI('customer_id') }}"), {
+			...AS_TOOL,
+			items: [{ json: { customer_id: '+15550180001', toolCallId: 'call_1' } }],
+		});
+		expect(items[0].json.error).toMatch(
+			/"Customer" must be a customer ID \(a UUID\), got "\+15550180001"\. .*By Phone/,
+		);
+		expect(env.sandbox.requests().length).toBe(before);
 	});
 
 	it('nothing found reaches the agent as words, not as no items; the plain node still gives no item', async () => {

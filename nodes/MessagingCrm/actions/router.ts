@@ -9,7 +9,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { asNodeError, errorItem } from './errors';
 import type { Grouping, Operation } from './node.type';
 import { operationOf } from './resources';
-import { forAgent, nothingMatched, runsAsTool } from './tool';
+import { answersFailure, failureAnswer, nothingMatched, runsAsTool } from './tool';
 
 function operationFor(ctx: IExecuteFunctions): Operation {
 	const resource = ctx.getNodeParameter('resource', 0) as string;
@@ -43,7 +43,8 @@ function checkRateShare(ctx: IExecuteFunctions): void {
 
 /**
  * Runs one unit of work (an item, or a group of items) and pairs what it returns; a failure
- * becomes exactly one error item paired the same way, or stops the node without Continue on fail.
+ * becomes exactly one error item paired the same way, or stops the node without Continue on fail
+ * (as an AI Agent's tool, the error item is the tool's answer: see tool.ts).
  */
 async function attempt(
 	ctx: IExecuteFunctions,
@@ -55,7 +56,8 @@ async function attempt(
 		return (await work()).map((json) => ({ json, pairedItem }));
 	} catch (caught) {
 		const error = asNodeError(ctx, caught, firstItem);
-		if (!ctx.continueOnFail()) throw forAgent(ctx, error);
+		if (answersFailure(ctx)) return [{ json: failureAnswer(error), pairedItem }];
+		if (!ctx.continueOnFail()) throw error;
 		return [{ json: errorItem(error), pairedItem }];
 	}
 }

@@ -1,10 +1,12 @@
 import type {
+	IDataObject,
 	IExecuteFunctions,
 	INodeExecutionData,
 	NodeApiError,
 	NodeOperationError,
 } from 'n8n-workflow';
 
+import { errorItem } from './errors';
 import type { Operation } from './node.type';
 
 /**
@@ -16,17 +18,26 @@ export function runsAsTool(ctx: IExecuteFunctions): boolean {
 }
 
 /**
- * A failure reaches the agent as the error's message alone: the hint (what the code means, what
- * to do next) goes into the message, so the model can act on it and tell the user.
+ * Whether a failure goes back to the agent as the tool's answer. n8n 2.x does this for a tool
+ * node unless its On Error is "Stop Workflow"; n8n 1.x stops the whole workflow instead. The node
+ * applies 2.x's rule itself, so an agent hears "recipient_unreachable" on every n8n.
  */
-export function forAgent(
-	ctx: IExecuteFunctions,
-	error: NodeApiError | NodeOperationError,
-): NodeApiError | NodeOperationError {
+export function answersFailure(ctx: IExecuteFunctions): boolean {
+	return runsAsTool(ctx) && ctx.getNode().onError !== 'stopWorkflow';
+}
+
+/**
+ * The failure as the agent reads it: the error item, with the hint (what the code means, what
+ * to do next) in `error` itself, since that is the line a model is sure to read.
+ */
+export function failureAnswer(error: NodeApiError | NodeOperationError): IDataObject {
+	const item = errorItem(error);
 	const { description } = error;
-	if (!runsAsTool(ctx) || !description || error.message.includes(description)) return error;
-	error.message = `${error.message.replace(/[\s.]+$/, '')}. ${description}`;
-	return error;
+	if (description && !error.message.includes(description)) {
+		item.error = `${error.message.replace(/[\s.]+$/, '')}. ${description}`;
+		delete (item.details as IDataObject).description;
+	}
+	return item;
 }
 
 /**
