@@ -7,7 +7,7 @@
  */
 import { request as httpRequest } from 'http';
 
-import type { INodeParameters } from 'n8n-workflow';
+import type { INode, INodeParameters } from 'n8n-workflow';
 
 import { operationKeys as registryKeys } from '../../nodes/MessagingCrm/actions/resources';
 import { barestParameters, barestWorld, operationKeys } from '../harness/barest';
@@ -129,7 +129,7 @@ describe('a server that echoes the request headers and the key in its errors', (
 	const modes: Array<{
 		name: string;
 		fault: FaultSpec;
-		run: { continueOnFail?: boolean; errorOutput?: boolean };
+		run: { continueOnFail?: boolean; errorOutput?: boolean; node?: Partial<INode> };
 		says: RegExp;
 	}> = [
 		{
@@ -151,6 +151,13 @@ describe('a server that echoes the request headers and the key in its errors', (
 			says: /^server_error: The API answered 500 without its error envelope: Upstream failed for key \[redacted\]/,
 		},
 		{
+			name: "403 envelope, as an AI Agent's tool (the failure is the tool's answer)",
+			fault: echo(403, 'envelope'),
+			run: { node: { type: `${NODE_TYPE}Tool` } },
+			// The envelope's details are the hint here: they reach the agent in `error`, redacted.
+			says: /^bad_request: Upstream failed \(key \[redacted\]\)\. Request headers: .*Bearer \[redacted\]/,
+		},
+		{
 			name: '403 plain text, the node fails',
 			fault: echo(403, 'text'),
 			run: {},
@@ -168,17 +175,18 @@ describe('a server that echoes the request headers and the key in its errors', (
 			const result = await env.run({ resource, operation, ...parameters } as INodeParameters, run);
 			const echoed = env.sandbox.requests().filter((r) => r.fault === 'echo').length;
 			expect({ key, echoed: echoed > 0 }).toEqual({ key, echoed: true });
-			const failures = run.continueOnFail
+			const inItems = run.continueOnFail === true || run.node !== undefined;
+			const failures = inItems
 				? result.items.filter((i) => i.json.error)
 				: run.errorOutput
 					? result.errorItems
 					: [];
 			const message =
-				run.continueOnFail || run.errorOutput
+				inItems || run.errorOutput
 					? String(failures[0]?.json.error)
 					: String(result.error?.message);
 			expect({ key, message }).toEqual({ key, message: expect.stringMatching(says) });
-			if (run.continueOnFail || run.errorOutput) {
+			if (inItems || run.errorOutput) {
 				// Exactly one error item for the one input item, paired to it.
 				expect({ key, failures: failures.length, paired: failures[0]?.pairedItem }).toEqual({
 					key,
