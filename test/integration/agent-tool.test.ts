@@ -95,6 +95,33 @@ describe('As a tool of the AI Agent', () => {
 		expect(env.sandbox.requests().length).toBe(before);
 	});
 
+	it('the same call again (the model repeating itself, n8n retrying the agent) sends once; another text sends', async () => {
+		const [c] = await env.ok({
+			resource: 'customer',
+			operation: 'upsert',
+			phone: '+15550180002',
+			messengersUi: { messenger: [{ type: 'telegram', id: '180002' }] },
+		});
+		const call = async (text: string, toolCallId: string, executionId: string) =>
+			await env.run(
+				{ ...send(String(c.id)), text: "={{ $fromAI('text') }}" },
+				{
+					...AS_TOOL,
+					executionId,
+					items: [{ json: { chatInput: 'Tell them it shipped', text, toolCallId } }],
+				},
+			);
+		const first = await call('It has shipped', 'call_1', 'exec-agent-1');
+		const again = await call('It has shipped', 'call_2', 'exec-agent-2');
+		const other = await call('It is delayed', 'call_3', 'exec-agent-2');
+		expect([first, again, other].map((r) => r.items[0].json.replayed ?? false)).toEqual([
+			false,
+			true,
+			false,
+		]);
+		expect(env.sandbox.sentTo([String(c.id)])).toEqual([2]);
+	});
+
 	it('nothing found reaches the agent as words, not as no items; the plain node still gives no item', async () => {
 		const find: INodeParameters = {
 			resource: 'customer',

@@ -2,6 +2,7 @@ import { createHash } from 'crypto';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { invalidInput } from '../../helpers/validate';
+import { runsAsTool } from '../tool';
 
 /**
  * How the default Idempotency-Key is made. `input` (the default): from the workflow, the node,
@@ -116,6 +117,13 @@ export function derivedKey(ctx: IExecuteFunctions, itemIndex: number, source: Ke
 		return digest([workflow, ctx.getExecutionId(), node, runIndex, itemIndex, source.purpose]);
 	}
 	const input = ctx.getInputData()[itemIndex]?.json ?? {};
+	if (runsAsTool(ctx)) {
+		// An AI Agent's call: n8n numbers the tool's runs and gives each call the model's new call
+		// ID, so neither may count, or a model repeating itself, and n8n's Retry of the agent's
+		// execution, would send twice. The agent's input (the chat message) and the arguments do.
+		const call = { ...input, toolCallId: undefined };
+		return digest([workflow, node, source.purpose, source.path, source.body, call]);
+	}
 	return digest([workflow, node, runIndex, source.purpose, source.path, source.body, input]);
 }
 
