@@ -17,7 +17,7 @@ import { startSandbox } from '../sandbox/server';
 import { DEMO } from '../sandbox/store';
 import { ensureN8n, n8nCli, N8N_V1_VERSION, N8N_VERSION, prepareUserFolder, startN8n } from './n8n';
 import type { ExecutionSummary } from './rest';
-import { executions } from './rest';
+import { executions, until } from './rest';
 import type { WorkflowJson } from './setup';
 import {
 	AGENT_WORKFLOW_ID,
@@ -138,17 +138,25 @@ async function chat(
 		signal: AbortSignal.timeout(120_000),
 	});
 	const text = await response.text();
-	const after = await executions(session, AGENT_WORKFLOW_ID);
-	const execution = after.find((e) => !before.has(e.id));
-	if (!execution)
-		throw new Error(`No execution for the chat message (${response.status}): ${text}`);
+	// n8n answers the chat before it has stored the execution's end: wait for it.
+	let execution: ExecutionSummary | undefined;
+	await until(
+		`the execution of the chat message (answered ${response.status}: ${text.slice(0, 200)})`,
+		async () => {
+			execution = (await executions(session, AGENT_WORKFLOW_ID)).find(
+				(e) => !before.has(e.id) && !['running', 'new', 'waiting'].includes(e.status),
+			);
+			return execution !== undefined;
+		},
+		30_000,
+	);
 	let output = text;
 	try {
 		output = String((JSON.parse(text) as { output?: unknown }).output ?? text);
 	} catch {
 		// not JSON: keep the text
 	}
-	return { output, execution };
+	return { output, execution: execution as ExecutionSummary };
 }
 
 /** The requests the scripted model received for one chat message. */
