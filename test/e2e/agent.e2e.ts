@@ -6,7 +6,7 @@
  * would; everything else is real. The sandbox's state proves each effect; the requests the model
  * received prove what the tools described and what each tool answered.
  */
-import { appendFileSync, mkdtempSync, writeFileSync } from 'fs';
+import { appendFileSync, mkdtempSync } from 'fs';
 import { tmpdir } from 'os';
 import path from 'path';
 
@@ -15,7 +15,7 @@ import { startScriptedModel } from '../model/server';
 import type { Sandbox } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
 import { DEMO } from '../sandbox/store';
-import { ensureN8n, n8nCli, N8N_V1_VERSION, N8N_VERSION, prepareUserFolder, startN8n } from './n8n';
+import { ensureN8n, N8N_V1_VERSION, N8N_VERSION, prepareUserFolder, startN8n } from './n8n';
 import type { ExecutionSummary } from './rest';
 import { executions, until } from './rest';
 import type { WorkflowJson } from './setup';
@@ -23,6 +23,7 @@ import {
 	AGENT_WORKFLOW_ID,
 	exampleWorkflows,
 	importCredential,
+	importCredentials,
 	importWorkflows,
 	publishWorkflow,
 	setupOwner,
@@ -189,8 +190,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-	if (process.env.AGENT_E2E_DUMP)
-		writeFileSync(process.env.AGENT_E2E_DUMP, JSON.stringify(model.requests, null, 1));
 	await model?.stop();
 	await sandbox?.stop();
 });
@@ -208,19 +207,13 @@ async function startAgentN8n(
 	};
 	prepareUserFolder(options.userFolder);
 	await importCredential(options, { baseUrl: sandbox.url, apiKey: key });
-	const file = path.join(options.userFolder, 'model-credential.json');
-	writeFileSync(
-		file,
-		JSON.stringify([
-			{
-				...MODEL_CREDENTIAL,
-				type: 'openAiApi',
-				data: { apiKey: 'sk-scripted-model-not-a-secret', url: model.url, header: false },
-			},
-		]),
-	);
-	const result = await n8nCli(['import:credentials', `--input=${file}`], options);
-	if (result.status !== 0) throw new Error(`Model credential not imported:\n${result.stderr}`);
+	await importCredentials(options, [
+		{
+			...MODEL_CREDENTIAL,
+			type: 'openAiApi',
+			data: { apiKey: 'sk-scripted-model-not-a-secret', url: model.url, header: false },
+		},
+	]);
 	const workflow = agentWorkflowForTests(version);
 	await importWorkflows(options, [workflow]);
 	await publishWorkflow(options, AGENT_WORKFLOW_ID);

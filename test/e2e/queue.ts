@@ -12,6 +12,7 @@ import path from 'path';
 
 import type { N8nOptions } from './n8n';
 import { N8N_VERSION, prepareUserFolder, startN8n } from './n8n';
+import { until } from './rest';
 
 export interface QueueOptions {
 	/** A folder under .cache/ for the databases and the user folders. */
@@ -85,18 +86,6 @@ export function ensureQueueServices(log: (line: string) => void = console.log): 
 	return bin;
 }
 
-async function until(
-	what: string,
-	check: () => boolean | Promise<boolean>,
-	timeoutMs = 30_000,
-): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	while (!(await check())) {
-		if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-		await new Promise((resolve) => setTimeout(resolve, 200));
-	}
-}
-
 function started(child: ChildProcess): Promise<void> {
 	return new Promise((resolve) => {
 		if (child.exitCode !== null || child.signalCode !== null) return resolve();
@@ -158,6 +147,7 @@ async function startPostgres(
 		'PostgreSQL',
 		() =>
 			spawnSync(path.join(bin, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port)]).status === 0,
+		30_000,
 	);
 	const psql = (sql: string) =>
 		run(path.join(bin, 'psql'), [
@@ -188,6 +178,7 @@ async function startRedis(port: number, output: (chunk: string) => void): Promis
 		() =>
 			spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' }).stdout.trim() ===
 			'PONG',
+		30_000,
 	);
 	return child;
 }

@@ -14,6 +14,7 @@ import type { Sandbox } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
 import { DEMO } from '../sandbox/store';
 import { ensureN8n, N8N_VERSION, prepareUserFolder, ROOT, startN8n } from './n8n';
+import { until } from './rest';
 import type { WorkflowJson } from './setup';
 import {
 	AGENT_WORKFLOW_ID,
@@ -37,14 +38,6 @@ const options = {
 let sandbox: Sandbox;
 let n8n: Awaited<ReturnType<typeof startN8n>>;
 let cookie: string;
-
-const until = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000) => {
-	const deadline = Date.now() + timeoutMs;
-	while (!(await check())) {
-		if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-		await new Promise((resolve) => setTimeout(resolve, 250));
-	}
-};
 
 const pollsOfPools = () =>
 	sandbox.requests().filter((r) => r.method === 'GET' && r.path === '/promo-pools').length;

@@ -43,21 +43,33 @@ async function cli(args: string[], options: N8nOptions): Promise<string> {
 	return result.stdout;
 }
 
-/** Imports a "Messaging CRM API" credential (n8n encrypts it on import). */
+/** A credential as `n8n import:credentials` reads it (n8n encrypts `data` on import). */
+export interface CredentialJson {
+	id: string;
+	name: string;
+	type: string;
+	data: Record<string, unknown>;
+}
+
+export async function importCredentials(
+	options: N8nOptions,
+	credentials: CredentialJson[],
+): Promise<void> {
+	const file = path.join(tmpdir(), `mcrm-credentials-${process.pid}-${credentials[0]?.id}.json`);
+	writeFileSync(file, JSON.stringify(credentials));
+	await cli(['import:credentials', `--input=${file}`], options);
+}
+
+/** Imports a "Messaging CRM API" credential. */
 export async function importCredential(
 	options: N8nOptions,
 	data: { baseUrl: string; apiKey: string; scopes?: string[] },
 	id = CREDENTIAL_ID,
 	name = 'Messaging CRM sandbox',
 ): Promise<void> {
-	const file = path.join(tmpdir(), `mcrm-credential-${process.pid}-${id}.json`);
-	writeFileSync(
-		file,
-		JSON.stringify([
-			{ id, name, type: 'messagingCrmApi', data: { scopes: [], allowPlainHttp: false, ...data } },
-		]),
-	);
-	await cli(['import:credentials', `--input=${file}`], options);
+	await importCredentials(options, [
+		{ id, name, type: 'messagingCrmApi', data: { scopes: [], allowPlainHttp: false, ...data } },
+	]);
 }
 
 export async function importWorkflows(
