@@ -59,6 +59,56 @@ describe('pacing under the rate limit', () => {
 	});
 });
 
+describe('a server whose clock and counter disagree with ours (no Retry-After)', () => {
+	const upserts = (count: number, prefix: number) =>
+		runNode({
+			parameters: {
+				resource: 'customer',
+				operation: 'upsert',
+				phone: '={{ $json.phone }}',
+				additionalFields: { fullName: '={{ $json.name }}' },
+			},
+			credentials: { baseUrl: sandbox.url, apiKey },
+			items: Array.from({ length: count }, (_, i) => ({
+				json: { phone: `+1555${prefix}${String(100000 + i)}`, name: `Skew ${i}` },
+			})),
+			continueOnFail: true,
+		});
+
+	it.each([
+		[
+			'epoch reset 1 s behind the host, Date on the host clock',
+			{ resetFormat: 'epoch', clockBehindSeconds: 1 },
+		],
+		[
+			'epoch reset 2 s behind, with a matching Date',
+			{ resetFormat: 'epoch', clockBehindSeconds: 2, dateHeader: 'server' },
+		],
+		['truncated epoch reset, no Date', { resetFormat: 'epoch-floor', dateHeader: 'none' }],
+		['seconds until the reset, rounded down', { resetFormat: 'seconds-floor' }],
+	] as const)(
+		'50 upserts at 20 per 2 s, %s: every item done, none twice',
+		async (_, variant) => {
+			sandbox.rateLimit = {
+				enabled: true,
+				limit: 20,
+				windowMs: 2000,
+				retryAfter: false,
+				...variant,
+			};
+			const { items, error } = await upserts(50, 7);
+			expect(error).toBeUndefined();
+			expect(items.filter((i) => i.json.error)).toEqual([]);
+			expect(items).toHaveLength(50);
+			expect(sandbox.stats().distinctPhones).toBe(50);
+			const log = sandbox.requests();
+			console.log(`${_}: ${log.filter((r) => r.status === 429).length} answered 429 on the wire`);
+			expect(log.filter((r) => r.status === 200 || r.status === 201)).toHaveLength(50);
+		},
+		60_000,
+	);
+});
+
 describe('retries', () => {
 	it('retries an HTML 502 page and a reset connection on a GET', async () => {
 		sandbox.injectFault({ path: '/agents', count: 1, kind: 'html', status: 502 });

@@ -73,8 +73,17 @@ export interface RateLimitConfig {
 	enabled: boolean;
 	limit: number;
 	windowMs: number;
-	/** How X-RateLimit-Reset is written: seconds until the reset, or epoch seconds. */
-	resetFormat: 'seconds' | 'epoch';
+	/**
+	 * How X-RateLimit-Reset is written: seconds until the reset to the millisecond (`seconds`) or
+	 * in whole seconds rounded down or up; epoch seconds rounded up (`epoch`) or truncated.
+	 */
+	resetFormat: 'seconds' | 'seconds-floor' | 'seconds-ceil' | 'epoch' | 'epoch-floor';
+	/** The server's clock runs this many seconds behind the host's: epoch resets are written on it. */
+	clockBehindSeconds?: number;
+	/** The Date header: the host's clock (Node's own, the default), the server's skewed one, or none. */
+	dateHeader?: 'host' | 'server' | 'none';
+	/** Retry-After on a 429 (default true). */
+	retryAfter?: boolean;
 }
 
 export interface LoggedRequest {
@@ -351,19 +360,22 @@ export class Sandbox {
 		const exceeded = window.count >= cfg.limit;
 		if (!exceeded) window.count++;
 		const untilReset = Math.max(0, resetAt - now);
-		const reset =
-			cfg.resetFormat === 'epoch'
-				? String(Math.ceil(resetAt / 1000))
-				: (untilReset / 1000).toFixed(3);
-		return {
-			headers: {
-				'X-RateLimit-Limit': String(cfg.limit),
-				'X-RateLimit-Remaining': String(Math.max(0, cfg.limit - window.count)),
-				'X-RateLimit-Reset': reset,
-			},
-			exceeded,
-			retryAfterMs: untilReset,
+		const behindMs = (cfg.clockBehindSeconds ?? 0) * 1000;
+		const serverReset = (resetAt - behindMs) / 1000;
+		const reset = {
+			seconds: (untilReset / 1000).toFixed(3),
+			'seconds-floor': String(Math.floor(untilReset / 1000)),
+			'seconds-ceil': String(Math.ceil(untilReset / 1000)),
+			epoch: String(Math.ceil(serverReset)),
+			'epoch-floor': String(Math.floor(serverReset)),
+		}[cfg.resetFormat];
+		const headers: Record<string, string> = {
+			'X-RateLimit-Limit': String(cfg.limit),
+			'X-RateLimit-Remaining': String(Math.max(0, cfg.limit - window.count)),
+			'X-RateLimit-Reset': reset,
 		};
+		if (cfg.dateHeader === 'server') headers.Date = new Date(now - behindMs).toUTCString();
+		return { headers, exceeded, retryAfterMs: untilReset };
 	}
 
 	private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -378,6 +390,7 @@ export class Sandbox {
 		}
 
 		this.onRequest?.(method, path);
+		if (this.rateLimit.enabled && this.rateLimit.dateHeader === 'none') res.sendDate = false;
 		const fault = this.faults.take(method, path);
 		const entry: Omit<LoggedRequest, 'seq' | 'at'> = {
 			method,
@@ -475,7 +488,9 @@ export class Sandbox {
 						retry_after_seconds: seconds,
 					},
 				),
-				{ ...rate.headers, 'Retry-After': String(seconds) },
+				this.rateLimit.retryAfter === false
+					? rate.headers
+					: { ...rate.headers, 'Retry-After': String(seconds) },
 			);
 		}
 

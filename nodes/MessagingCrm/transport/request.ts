@@ -64,8 +64,6 @@ const TRANSPORT_DEFAULTS = {
 	timeoutMs: 30_000,
 	/** Tries after the first for 5xx, timeouts and resets on a request that is safe to repeat. */
 	maxRetries: 4,
-	/** Waits on 429 before giving up. */
-	maxRateLimitWaits: 10,
 	backoffBaseMs: 250,
 	/** The longest wait a server's Retry-After on a 5xx may ask for before the next try. */
 	maxRetryAfterMs: 30_000,
@@ -246,7 +244,8 @@ export async function apiRequest<T = unknown>(
 	const safe = isSafeToRepeat(request);
 	const retries = retryBudget(TRANSPORT_DEFAULTS.maxRetries, TRANSPORT_DEFAULTS.backoffBaseMs);
 	let attempts = 0;
-	let rateWaits = 0;
+	/** When the first 429 of this request came: 429s are retried for a time, not a count. */
+	let refusedSince: number | undefined;
 	for (;;) {
 		const wait = pacer.reserve(Date.now(), share);
 		if (wait > 0) {
@@ -279,7 +278,11 @@ export async function apiRequest<T = unknown>(
 		const now = Date.now();
 		const headers = response.headers ?? {};
 		const rateLimit = parseRateLimitHeaders(headers, now);
-		pacer.observe(rateLimit, now);
+		const refused =
+			response.statusCode === 429
+				? { retryAfterMs: parseRetryAfter(headers, now, pacer.serverClockOffset) }
+				: undefined;
+		pacer.observe(rateLimit, now, refused);
 		const status = response.statusCode;
 		if (status < 400 || request.acceptStatus?.includes(status)) {
 			const parsed = parseBody(response.body, headers);
@@ -301,15 +304,11 @@ export async function apiRequest<T = unknown>(
 			);
 		}
 
-		if (status === 429 && rateWaits < TRANSPORT_DEFAULTS.maxRateLimitWaits) {
-			// A 429 is refused before anything happens, so any request may be repeated.
-			rateWaits++;
-			const waitMs =
-				parseRetryAfter(headers, now) ??
-				(rateLimit.resetAt !== undefined ? rateLimit.resetAt - now : undefined) ??
-				backoffMs(rateWaits, Math.random(), 1000);
-			pacer.blockUntil(now + Math.max(0, waitMs));
-			continue;
+		if (refused) {
+			// A 429 is refused before anything happens, so any request may be repeated; the pacer
+			// holds it until a probe finds the new window, for as long as its patience allows.
+			refusedSince ??= now;
+			if (pacer.mayRetry(refusedSince, now)) continue;
 		}
 		const failure = failureFromResponse(status, response.body, redact);
 		const retryable =

@@ -1,0 +1,198 @@
+/**
+ * A model of one API key shared by pacers (queue-mode workers, each with its own Pacer) and
+ * unpaced co-tenants, against a strict fixed-window server that writes its rate-limit headers the
+ * ways real servers do: seconds until the reset (exact, or whole seconds rounded down or up),
+ * epoch seconds (rounded up, or truncated), an epoch from a clock N seconds slow with or without
+ * a matching Date header, with or without Retry-After. Simulated time, no timers: each pacer
+ * runs its items one at a time (as upserts and sends do) through the same calls the transport
+ * makes, so a test reads what a deployment would see without waiting for it.
+ */
+import type { Refusal } from '../../nodes/MessagingCrm/transport/rateLimit';
+import {
+	Pacer,
+	parseRateLimitHeaders,
+	parseRetryAfter,
+} from '../../nodes/MessagingCrm/transport/rateLimit';
+
+export type ResetForm = 'exact' | 'floor' | 'ceil' | 'epoch' | 'epoch-floor';
+
+export interface ServerModel {
+	limit: number;
+	windowMs: number;
+	/** How X-RateLimit-Reset is written (default exact seconds until the reset, as the sandbox). */
+	reset?: ResetForm;
+	/** The server's clock is this many seconds behind the host's (epoch resets and Date follow it). */
+	clockBehindS?: number;
+	/** Date header: the server's own clock (default), the host's, or none. */
+	date?: 'server' | 'host' | 'none';
+	/** Retry-After on a 429 (default true). */
+	retryAfter?: boolean;
+	/** One-way latency (ms). */
+	latencyMs?: number;
+	/** For this long from the start, every request is refused with a reset of 0 s (a limiter stuck, or counting in another region). */
+	refuseForMs?: number;
+}
+
+export interface ClientModel {
+	items: number;
+	/** Share of the Rate Limit, 0 to 1. */
+	share?: number;
+	/** Starts this late (ms). */
+	startMs?: number;
+}
+
+export interface ModelResult {
+	/** Per pacer: items done, items lost (gave up on 429), time of the last answer. */
+	clients: Array<{ done: number; lost: number; first: number; last: number }>;
+	/** Every request that reached the server: when, who (-1: a co-tenant), accepted, in which of its windows. */
+	log: Array<{ at: number; client: number; ok: boolean; window: number }>;
+	cotenant: { sent: number; refused: number };
+}
+
+/** Headers as the server writes them for a request arriving at `t` (host clock). */
+function headersAt(
+	server: Required<ServerModel>,
+	t: number,
+	resetAt: number,
+	remaining: number,
+	refused: boolean,
+): Record<string, string> {
+	const behind = server.clockBehindS * 1000;
+	const untilS = (resetAt - t) / 1000;
+	const serverReset = (resetAt - behind) / 1000;
+	const reset = {
+		exact: untilS.toFixed(3),
+		floor: String(Math.floor(untilS)),
+		ceil: String(Math.ceil(untilS)),
+		epoch: String(Math.ceil(serverReset)),
+		'epoch-floor': String(Math.floor(serverReset)),
+	}[server.reset];
+	const headers: Record<string, string> = {
+		'x-ratelimit-limit': String(server.limit),
+		'x-ratelimit-remaining': String(remaining),
+		'x-ratelimit-reset': reset,
+	};
+	if (server.date !== 'none') {
+		const clock = server.date === 'server' ? t - behind : t;
+		headers.date = new Date(Math.floor(clock / 1000) * 1000).toUTCString();
+	}
+	if (refused && server.retryAfter) {
+		headers['retry-after'] = String(Math.max(1, Math.ceil(untilS)));
+	}
+	return headers;
+}
+
+/**
+ * Runs `clients` pacers (each its own process) and co-tenants sending `cotenantPerWindow`
+ * requests per window, evenly, until every pacer is done or `untilMs` of simulated time.
+ */
+export function runModel(
+	model: ServerModel,
+	clients: ClientModel[],
+	options: { cotenantPerWindow?: number; untilMs?: number; startAt?: number } = {},
+): ModelResult {
+	const server: Required<ServerModel> = {
+		reset: 'exact',
+		clockBehindS: 0,
+		date: 'server',
+		retryAfter: true,
+		latencyMs: 5,
+		refuseForMs: 0,
+		...model,
+	};
+	// An arbitrary host time, not on a second boundary, so that rounding shows.
+	const t0 = options.startAt ?? 1_800_000_000_337;
+	const end = t0 + (options.untilMs ?? 3_600_000);
+	let windowStart: number | undefined;
+	let windowIndex = -1;
+	let count = 0;
+	const log: ModelResult['log'] = [];
+	const answer = (t: number, client: number) => {
+		if (t < t0 + server.refuseForMs) {
+			log.push({ at: t - t0, client, ok: false, window: -1 });
+			return { ok: false, headers: headersAt(server, t, t, 0, true) };
+		}
+		if (windowStart === undefined || t >= windowStart + server.windowMs) {
+			windowStart = t;
+			windowIndex++;
+			count = 0;
+		}
+		const ok = count < server.limit;
+		if (ok) count++;
+		log.push({ at: t - t0, client, ok, window: windowIndex });
+		return {
+			ok,
+			headers: headersAt(server, t, windowStart + server.windowMs, server.limit - count, !ok),
+		};
+	};
+	const lat = server.latencyMs;
+	const workers = clients.map((c) => ({
+		pacer: new Pacer(),
+		share: c.share ?? 1,
+		left: c.items,
+		at: t0 + (c.startMs ?? 0),
+		refusedSince: undefined as number | undefined,
+		result: { done: 0, lost: 0, first: NaN, last: NaN },
+	}));
+	const cotenant = { sent: 0, refused: 0 };
+	const every = options.cotenantPerWindow ? server.windowMs / options.cotenantPerWindow : Infinity;
+	let cotenantAt = t0 + (Number.isFinite(every) ? 0 : Infinity);
+	const busy = () => workers.some((w) => w.left > 0);
+	for (;;) {
+		const next = workers
+			.filter((w) => w.left > 0)
+			.reduce<(typeof workers)[number] | undefined>(
+				(a, w) => (!a || w.at < a.at ? w : a),
+				undefined,
+			);
+		const nextAt = Math.min(next?.at ?? Infinity, busy() ? cotenantAt : Infinity);
+		if (!Number.isFinite(nextAt) || nextAt >= end) break;
+		if (cotenantAt <= (next?.at ?? Infinity)) {
+			const { ok } = answer(cotenantAt + lat, -1);
+			cotenant.sent++;
+			if (!ok) cotenant.refused++;
+			cotenantAt += every;
+			continue;
+		}
+		const w = next as (typeof workers)[number];
+		const wait = w.pacer.reserve(w.at, w.share);
+		if (wait > 0) {
+			w.at += wait;
+			continue;
+		}
+		if (Number.isNaN(w.result.first)) w.result.first = w.at - t0;
+		const { ok, headers } = answer(w.at + lat, workers.indexOf(w));
+		const now = w.at + 2 * lat;
+		w.at = now;
+		const reading = parseRateLimitHeaders(headers, now);
+		const refused: Refusal | undefined = ok
+			? undefined
+			: { retryAfterMs: parseRetryAfter(headers, now, w.pacer.serverClockOffset) };
+		w.pacer.observe(reading, now, refused);
+		if (ok) {
+			w.left--;
+			w.result.done++;
+			w.result.last = now - t0;
+			w.refusedSince = undefined;
+			continue;
+		}
+		w.refusedSince ??= now;
+		if (w.pacer.mayRetry(w.refusedSince, now)) continue;
+		w.left--;
+		w.result.lost++;
+		w.refusedSince = undefined;
+	}
+	return { clients: workers.map((w) => w.result), log, cotenant };
+}
+
+/** Accepted requests in each of the server's windows but the last (cut by the run's end); of one client, or all. */
+export function perWindow(log: ModelResult['log'], client?: number): number[] {
+	if (log.length === 0) return [];
+	const last = log[log.length - 1].window;
+	const counts = Array.from({ length: last }, () => 0);
+	for (const r of log) {
+		if (r.ok && r.window >= 0 && r.window < last && (client === undefined || r.client === client))
+			counts[r.window]++;
+	}
+	return counts;
+}

@@ -1,0 +1,147 @@
+/**
+ * The pacer against servers whose clocks and counters disagree with ours, and against many
+ * clients of one key: a model in simulated time (test/harness/rateModel.ts), no wall clock.
+ * Each block is one promise of the README's "Rate limit" section.
+ */
+import type { ResetForm, ServerModel } from '../harness/rateModel';
+import { perWindow, runModel } from '../harness/rateModel';
+
+const API = { limit: 120, windowMs: 60_000 };
+const SHORT = { limit: 30, windowMs: 6000 };
+
+const items = (n: number) => [{ items: n }];
+const lost = (r: ReturnType<typeof runModel>) => r.clients.reduce((a, c) => a + c.lost, 0);
+const refused = (r: ReturnType<typeof runModel>) => r.log.filter((e) => !e.ok).length;
+
+describe('a 429 never loses an item while the API keeps answering (no Retry-After)', () => {
+	const early: Array<[string, Partial<ServerModel>]> = [
+		[
+			'epoch reset 1 s behind the host, Date on the host clock',
+			{ reset: 'epoch', clockBehindS: 1, date: 'host' },
+		],
+		[
+			'epoch reset 2 s behind the host, Date on the host clock',
+			{ reset: 'epoch', clockBehindS: 2, date: 'host' },
+		],
+		['epoch reset 2 s behind the host, no Date', { reset: 'epoch', clockBehindS: 2, date: 'none' }],
+		[
+			'epoch reset 2 s behind, with a matching Date',
+			{ reset: 'epoch', clockBehindS: 2, date: 'server' },
+		],
+		['truncated epoch reset', { reset: 'epoch-floor', date: 'host' }],
+		['delta reset rounded down to whole seconds', { reset: 'floor' }],
+	];
+	it.each(early)('300 upserts at 120 per 60 s, %s: none lost', (_, variant) => {
+		const result = runModel({ ...API, ...variant, retryAfter: false }, items(300));
+		console.log(`${_}: ${refused(result)} answered 429 on the wire`);
+		expect(lost(result)).toBe(0);
+		expect(result.clients[0].done).toBe(300);
+	});
+	it.each(early)('90 upserts at 30 per 6 s, %s: none lost', (_, variant) => {
+		const result = runModel({ ...SHORT, ...variant, retryAfter: false }, items(90));
+		expect(lost(result)).toBe(0);
+	});
+
+	it("learns the server's clock from Date: after the first window, an epoch reset 2 s slow costs at most one 429 per window", () => {
+		const result = runModel(
+			{ ...API, reset: 'epoch', clockBehindS: 2, date: 'server', retryAfter: false },
+			items(600),
+		);
+		const later = result.log.filter((e) => e.window > 0 && !e.ok).length;
+		const windows = result.log[result.log.length - 1].window;
+		expect(later).toBeLessThanOrEqual(windows);
+	});
+
+	it('learns where resets that came early really fall: after two windows, at most two 429s per window', () => {
+		const result = runModel(
+			{ ...API, reset: 'epoch', clockBehindS: 2, date: 'host', retryAfter: false },
+			items(720),
+		);
+		const windows = result.log[result.log.length - 1].window;
+		for (let w = 2; w <= windows; w++) {
+			expect(result.log.filter((e) => e.window === w && !e.ok).length).toBeLessThanOrEqual(2);
+		}
+	});
+
+	it('keeps trying for a time, not a count: a server refusing everything for 70 s with a reset of 0 s loses nothing', () => {
+		const result = runModel({ ...API, retryAfter: false, refuseForMs: 70_000 }, items(10));
+		const refusals = refused(result);
+		console.log(`refusing server: ${refusals} answered 429 in 70 s`);
+		expect(lost(result)).toBe(0);
+		// A growing step, not a hammering: a few dozen tries, not thousands.
+		expect(refusals).toBeLessThan(100);
+	});
+});
+
+describe('at the limit when alone: the tail of a run is not spread', () => {
+	const whole: ResetForm[] = ['floor', 'ceil', 'epoch'];
+	it.each(['exact', ...whole] as ResetForm[])(
+		'300 upserts at 120 per 60 s (reset %s): first to last request within 5 % of 121 s',
+		(reset) => {
+			const result = runModel({ ...API, reset }, items(300));
+			const { first, last, lost: gone } = result.clients[0];
+			console.log(`alone, 60 s window, reset ${reset}: ${((last - first) / 1000).toFixed(1)} s`);
+			expect(gone).toBe(0);
+			expect(last - first).toBeLessThanOrEqual(127_000);
+		},
+	);
+	it.each(whole)(
+		'75 upserts at 30 per 6 s (reset %s, whole seconds): within 10 % of 12 s',
+		(reset) => {
+			const result = runModel({ ...SHORT, reset }, items(75));
+			const { first, last } = result.clients[0];
+			console.log(`alone, 6 s window, reset ${reset}: ${((last - first) / 1000).toFixed(2)} s`);
+			expect(last - first).toBeLessThanOrEqual(13_200);
+		},
+	);
+	it('spreads when Share of the Rate Limit asks for it: 50 % takes at most 60 per window', () => {
+		const result = runModel(API, [{ items: 300, share: 0.5 }]);
+		expect(Math.max(...perWindow(result.log))).toBeLessThanOrEqual(60);
+	});
+});
+
+describe('fair when shared', () => {
+	it('a co-tenant spending 40 of 120 per window loses at most 1 %, the node takes at least 95 % of the rest', () => {
+		const result = runModel(API, items(1200), { cotenantPerWindow: 40, untilMs: 600_000 });
+		const node = perWindow(result.log, 0).slice(1);
+		console.log(
+			`co-tenant 40: ${result.cotenant.refused}/${result.cotenant.sent} refused; node ${Math.min(...node)} per full window at worst`,
+		);
+		expect(result.cotenant.refused / result.cotenant.sent).toBeLessThanOrEqual(0.01);
+		expect(Math.min(...node)).toBeGreaterThanOrEqual(0.95 * 80);
+		expect(lost(result)).toBe(0);
+	});
+	it('a co-tenant spending 80 of 120: the node takes no more than its max-min fair share (60)', () => {
+		const result = runModel(API, items(1200), { cotenantPerWindow: 80, untilMs: 600_000 });
+		const node = perWindow(result.log, 0).slice(1);
+		console.log(
+			`co-tenant 80: ${result.cotenant.refused}/${result.cotenant.sent} refused; node ${Math.max(...node)} per full window at most`,
+		);
+		expect(Math.max(...node)).toBeLessThanOrEqual(60);
+		expect(lost(result)).toBe(0);
+	});
+});
+
+describe('eight workers on one key (eight processes, eight pacers)', () => {
+	it.each([
+		['30 per 6 s', SHORT],
+		['120 per 60 s', API],
+	])(
+		'%s: none lost, at most 2 % answered 429 after the first window, at least 90 % of the limit per full window',
+		(_, server) => {
+			const perWorker = server.limit === 30 ? 24 : 96;
+			const result = runModel(
+				server,
+				Array.from({ length: 8 }, () => ({ items: perWorker })),
+			);
+			const after = result.log.filter((e) => e.window > 0);
+			const windows = perWindow(result.log).slice(1);
+			console.log(
+				`8 workers, ${_}: ${after.filter((e) => !e.ok).length}/${after.length} answered 429 after the first window; per full window ${windows.join(', ')}`,
+			);
+			expect(lost(result)).toBe(0);
+			expect(after.filter((e) => !e.ok).length / after.length).toBeLessThanOrEqual(0.02);
+			expect(Math.min(...windows)).toBeGreaterThanOrEqual(0.9 * server.limit);
+		},
+	);
+});
