@@ -41,6 +41,7 @@ async function upserts() {
 	});
 	return {
 		seconds: (Date.now() - started) / 1000,
+		finished_at: Date.now(),
 		failed: result.error ? job.count : result.items.filter((i) => i.json.error).length,
 	};
 }
@@ -59,7 +60,11 @@ async function restock() {
 	const item: INodeExecutionData = {
 		json: {},
 		binary: {
-			data: { data: Buffer.from(csv).toString('base64'), mimeType: 'text/csv', fileName: 'codes.csv' },
+			data: {
+				data: Buffer.from(csv).toString('base64'),
+				mimeType: 'text/csv',
+				fileName: 'codes.csv',
+			},
 		},
 	};
 	const started = Date.now();

@@ -95,6 +95,12 @@ export function probeStepMs(tries: number): number {
 	return Math.round(Math.min(2000, 100 * 1.25 ** tries));
 }
 
+/**
+ * What each client takes beyond its fair part of what is left (in requests): without it, clients
+ * that cannot agree leave the window's last slots unused; more, and they overrun it together.
+ */
+const FAIR_SLACK = 0.25;
+
 /** While a probe is out, the other requests ask again after this long. */
 const PROBE_POLL_MS = 20;
 
@@ -248,7 +254,7 @@ export class Pacer {
 			this.othersRate > 0
 				? Math.min(
 						Math.ceil(1.1 * this.othersRate * untilReset) + 2,
-						Math.floor(this.remaining * Math.max(0.5, (clients - 1) / clients)),
+						this.remaining * Math.max(0.5, (clients - 1) / clients) - FAIR_SLACK,
 					)
 				: 0;
 		let budget = this.remaining - forOthers;
