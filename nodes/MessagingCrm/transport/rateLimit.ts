@@ -95,12 +95,6 @@ export function probeStepMs(tries: number): number {
 	return Math.round(Math.min(2000, 100 * 1.25 ** tries));
 }
 
-/**
- * What each client takes beyond its fair part of what is left (in requests): without it, clients
- * that cannot agree leave the window's last slots unused; more, and they overrun it together.
- */
-const FAIR_SLACK = 0.25;
-
 /** While a probe is out, the other requests ask again after this long. */
 const PROBE_POLL_MS = 20;
 
@@ -248,13 +242,13 @@ export class Pacer {
 		const clients = this.clients();
 		// What the others are seen to spend until the reset, a tenth more and two requests for the
 		// unevenness of real clients; but never more than their fair part of what is left (half
-		// with one other client, 7/8 with seven): pacers keeping everything for each other would
-		// starve each other, and an estimate that only answers correct would never recover.
+		// with one other client, 7/8 with seven), not rounded: pacers keeping everything for each
+		// other would starve each other, and rounding would let eight overrun the window's last slots.
 		const forOthers =
 			this.othersRate > 0
 				? Math.min(
 						Math.ceil(1.1 * this.othersRate * untilReset) + 2,
-						this.remaining * Math.max(0.5, (clients - 1) / clients) - FAIR_SLACK,
+						this.remaining * Math.max(0.5, (clients - 1) / clients),
 					)
 				: 0;
 		let budget = this.remaining - forOthers;
