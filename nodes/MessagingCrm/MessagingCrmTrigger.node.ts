@@ -116,6 +116,17 @@ async function readDeals(ctx: IPollFunctions, customerId: string) {
 	return { deals, rateLimit: limitOf(rateLimit) };
 }
 
+/**
+ * Marks a poll in flight on the node's static data: n8n 2.x starts a poll on each tick without
+ * waiting for the one before, with the same static data, and two polls at once would report every
+ * change twice. A symbol key, because n8n stores static data as JSON, which leaves it out: no mark
+ * survives a restart of n8n.
+ */
+const POLL_IN_FLIGHT = Symbol.for('n8n-nodes-messaging-crm.pollInFlight');
+
+/** A mark older than this is taken as left by a poll that never ended. */
+const POLL_MARK_STALE_MS = 30 * 60_000;
+
 function sample(event: string, data: IDataObject): INodeExecutionData[] {
 	return [{ json: { event, sample: true, ...data } }];
 }
@@ -322,34 +333,59 @@ export class MessagingCrmTrigger implements INodeType {
 			];
 		}
 
-		let result: { state: TriggerState; events: Emitted[] };
-		if (settings.watch === 'pools') {
-			const { pools, rateLimit } = await readPools(this, settings);
-			const baseline = state.pools === undefined;
-			result = pollPools({ ...state, rateLimit: rateLimit ?? state.rateLimit }, pools, wanted);
-			if (baseline) result.events = [];
-		} else {
-			const budget = requestBudget(state.rateLimit, settings.budgetPercent);
-			const plan = planReads(settings.customerIds, state.cursor ?? 0, budget);
-			const reads: Array<{ customerId: string; deals: IDataObject[] }> = [];
-			let rateLimit = state.rateLimit;
-			// Everything is read before anything is stored: a failure here leaves the state as it was.
-			for (const customerId of plan.read) {
-				const read = await readDeals(this, customerId);
-				rateLimit = read.rateLimit ?? rateLimit;
-				reads.push({ customerId, deals: read.deals });
-			}
-			result = pollDeals(
-				{ ...state, rateLimit },
-				reads,
-				settings.customerIds,
-				wanted,
-				{ pipelineId: settings.pipelineId, stageCodes: settings.stageCodes },
-				plan.nextCursor,
+		const marks = staticData as unknown as Record<symbol, number | undefined>;
+		const since = marks[POLL_IN_FLIGHT];
+		if (since !== undefined && Date.now() - since < POLL_MARK_STALE_MS) {
+			this.logger.info(
+				`Messaging CRM Trigger: the poll started ${Math.round((Date.now() - since) / 1000)} s ago is still running; this one is skipped (nothing emitted, nothing changed)`,
 			);
+			return null;
 		}
-		staticData.state = result.state;
-		if (result.events.length === 0) return null;
-		return [result.events.map((event) => ({ json: event as IDataObject }))];
+		const mine = Date.now();
+		marks[POLL_IN_FLIGHT] = mine;
+		try {
+			return await pollChanges(this, settings, state, wanted, staticData);
+		} finally {
+			if (marks[POLL_IN_FLIGHT] === mine) delete marks[POLL_IN_FLIGHT];
+		}
 	}
+}
+
+/** One poll of an active workflow: read, compare with the stored state, store, emit. */
+async function pollChanges(
+	ctx: IPollFunctions,
+	settings: Settings,
+	state: TriggerState,
+	wanted: Set<string>,
+	staticData: IDataObject,
+): Promise<INodeExecutionData[][] | null> {
+	let result: { state: TriggerState; events: Emitted[] };
+	if (settings.watch === 'pools') {
+		const { pools, rateLimit } = await readPools(ctx, settings);
+		const baseline = state.pools === undefined;
+		result = pollPools({ ...state, rateLimit: rateLimit ?? state.rateLimit }, pools, wanted);
+		if (baseline) result.events = [];
+	} else {
+		const budget = requestBudget(state.rateLimit, settings.budgetPercent);
+		const plan = planReads(settings.customerIds, state.cursor ?? 0, budget);
+		const reads: Array<{ customerId: string; deals: IDataObject[] }> = [];
+		let rateLimit = state.rateLimit;
+		// Everything is read before anything is stored: a failure here leaves the state as it was.
+		for (const customerId of plan.read) {
+			const read = await readDeals(ctx, customerId);
+			rateLimit = read.rateLimit ?? rateLimit;
+			reads.push({ customerId, deals: read.deals });
+		}
+		result = pollDeals(
+			{ ...state, rateLimit },
+			reads,
+			settings.customerIds,
+			wanted,
+			{ pipelineId: settings.pipelineId, stageCodes: settings.stageCodes },
+			plan.nextCursor,
+		);
+	}
+	staticData.state = result.state;
+	if (result.events.length === 0) return null;
+	return [result.events.map((event) => ({ json: event as IDataObject }))];
 }

@@ -20,7 +20,7 @@ type DealTruth = Record<string, { customer: string; stage: string; status: strin
 function runModel(
 	seed: number,
 	steps: number,
-	options: { restarts?: boolean; concurrent?: boolean } = {},
+	options: { restarts?: boolean; concurrent?: boolean; overlap?: boolean } = {},
 ) {
 	return async () => {
 		const random = prng(seed);
@@ -129,6 +129,7 @@ function runModel(
 		const dealEventKeys = new Set<string>();
 		let failures = 0;
 		let polls = 0;
+		let overlaps = 0;
 
 		const mutate = async () => {
 			const kind = pick(['issue', 'issue', 'upload', 'toggle', 'move', 'move', 'close', 'create']);
@@ -236,9 +237,17 @@ function runModel(
 				}
 				continue;
 			}
+			// Two polls of one trigger in flight at once (a tick while the last poll still runs).
+			const overlap = options.overlap === true && random() < 0.4;
+			const poll = async (trigger: typeof pools) => {
+				if (!overlap) return (await trigger.poll()) ?? [];
+				overlaps++;
+				const [first, second] = await Promise.all([trigger.poll(), trigger.poll()]);
+				return [...(first ?? []), ...(second ?? [])];
+			};
 			if (target === 'pools') {
 				const truth = poolTruth();
-				const events = (await pools.poll()) ?? [];
+				const events = await poll(pools);
 				expect(events.map(describePool).sort()).toEqual(expectedPoolEvents(poolsSeen, truth));
 				issuedReported += events
 					.filter((e) => e.event === 'codesIssued')
@@ -246,7 +255,7 @@ function runModel(
 				poolsSeen = truth;
 			} else {
 				const truth = dealTruth();
-				const events = (await deals.poll()) ?? [];
+				const events = await poll(deals);
 				const keys = events.map(
 					(e) => `${String(e.event)} ${String((e.deal as { id: string }).id)}`,
 				);
@@ -299,6 +308,7 @@ function runModel(
 		expect(issuedReported).toBe(issuedByMutations);
 		expect(failures).toBeGreaterThan(5);
 		expect(polls).toBeGreaterThan(50);
+		if (options.overlap) expect(overlaps).toBeGreaterThan(10);
 	};
 }
 
@@ -311,6 +321,11 @@ describe('Messaging CRM Trigger, model-based', () => {
 	it(
 		'the same with restarts: static data serialized and restored between polls as n8n does',
 		runModel(7, 300, { restarts: true }),
+		120_000,
+	);
+	it(
+		'with polls that overlap (a tick while the last poll still runs): every change reported once',
+		runModel(23, 300, { overlap: true }),
 		120_000,
 	);
 	it(

@@ -1,3 +1,5 @@
+import { Logger } from '@n8n/backend-common';
+import { Container } from '@n8n/di';
 import type { INodeParameters } from 'n8n-workflow';
 
 import { useSandbox } from '../harness/fixtures';
@@ -21,6 +23,44 @@ async function customers(n: number): Promise<string[]> {
 	}
 	return ids;
 }
+
+describe('Messaging CRM Trigger: a poll never overlaps itself', () => {
+	const slowPools = () =>
+		env.sandbox.injectFault({ path: '/promo-pools', count: 1, kind: 'delay', delayMs: 400 });
+
+	it('a tick while the last poll still runs emits nothing, changes nothing and says so in the log; the change is emitted once', async () => {
+		const trigger = await poolsTrigger(['codesIssued']);
+		await trigger.poll();
+		env.sandbox.issueCodes(DEMO.vipPool, 2);
+		slowPools();
+		// The node logs through n8n's own logger, as every node context does.
+		const info = jest.spyOn(Container.get(Logger), 'info').mockImplementation(() => undefined);
+		const first = trigger.poll();
+		const stateBefore = JSON.stringify(trigger.staticData());
+		expect(await trigger.poll()).toBeNull();
+		expect(JSON.stringify(trigger.staticData())).toBe(stateBefore);
+		expect(info.mock.calls.map((call) => String(call[0])).join('\n')).toMatch(
+			/still running; this one is skipped/,
+		);
+		info.mockRestore();
+		expect((await first)!.map((e) => [e.event, e.count])).toEqual([['codesIssued', 2]]);
+		// The mark is gone: the next poll runs (and finds nothing new).
+		expect(await trigger.poll()).toBeNull();
+		expect(env.sandbox.requests().filter((r) => r.path === '/promo-pools')).toHaveLength(3);
+	});
+
+	it('leaves no mark behind across a restart of n8n: the restored trigger polls at once', async () => {
+		const trigger = await poolsTrigger(['codesIssued']);
+		await trigger.poll();
+		env.sandbox.issueCodes(DEMO.vipPool, 1);
+		slowPools();
+		const inFlight = trigger.poll();
+		// n8n stops and starts again while the poll is out: static data as stored (JSON).
+		trigger.restart();
+		expect((await trigger.poll())!.map((e) => e.event)).toEqual(['codesIssued']);
+		await inFlight;
+	});
+});
 
 describe('Messaging CRM Trigger: promo pools', () => {
 	it('records a baseline on the first poll and emits nothing, with one request per poll', async () => {
