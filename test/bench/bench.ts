@@ -25,6 +25,7 @@ import { triggerWebhook } from '../e2e/rest';
 import { importCredential, importWorkflows, publishWorkflow, setupOwner } from '../e2e/setup';
 import { createTrigger, loadPackage, runNode } from '../harness/n8n';
 import { perFullWindow } from '../harness/windows';
+import { measuredUpload } from './restock';
 
 const PORT = 4090;
 const BASE = `http://127.0.0.1:${PORT}`;
@@ -688,18 +689,6 @@ async function perItemOverhead(types: INodeTypes) {
 }
 
 async function restock() {
-	const csvItem = (count: number): INodeExecutionData => ({
-		json: {},
-		binary: {
-			data: {
-				data: Buffer.from(
-					`code,batch\n${Array.from({ length: count }, (_, i) => `RS-${String(i).padStart(7, '0')},b1`).join('\n')}\n`,
-				).toString('base64'),
-				mimeType: 'text/csv',
-				fileName: 'codes.csv',
-			},
-		},
-	});
 	const newPool = async () => {
 		const apiKey = await fresh({ enabled: false, limit: LIMIT, windowMs: WINDOW_MS });
 		const poolId = String(
@@ -710,30 +699,7 @@ async function restock() {
 	// In this (warm) process: resident memory and heap above the baseline, the CSV included.
 	const warm = await repeated('restock', 'in the bench process (warm)', async () => {
 		const { apiKey, poolId } = await newPool();
-		global.gc?.();
-		const base = process.memoryUsage();
-		let rss = base.rss;
-		let heap = base.heapUsed;
-		const sampler = setInterval(() => {
-			const now = process.memoryUsage();
-			rss = Math.max(rss, now.rss);
-			heap = Math.max(heap, now.heapUsed);
-		}, 5);
-		const started = Date.now();
-		const upload = await runNode({
-			parameters: {
-				resource: 'promoCode',
-				operation: 'upload',
-				poolId: { __rl: true, mode: 'id', value: poolId },
-				codesFrom: 'binary',
-				csvColumn: 'code',
-			},
-			credentials: { baseUrl: BASE, apiKey },
-			items: [csvItem(100_000)],
-		});
-		const uploadSeconds = (Date.now() - started) / 1000;
-		clearInterval(sampler);
-		if (upload.error) throw upload.error;
+		const upload = await measuredUpload({ baseUrl: BASE, apiKey, poolId, count: 100_000 });
 		const uploadRequests = (await requestLog()).length;
 		await control('DELETE', '/requests');
 		const listStarted = Date.now();
@@ -749,10 +715,10 @@ async function restock() {
 		const codes = list.items.map((i) => i.json.code);
 		return {
 			upload_requests: uploadRequests,
-			upload_seconds: uploadSeconds,
-			accepted: Number(upload.items[0].json.accepted),
-			rss_peak_above_baseline_mb: (rss - base.rss) / 1024 / 1024,
-			heap_peak_above_baseline_mb: (heap - base.heapUsed) / 1024 / 1024,
+			upload_seconds: upload.seconds,
+			accepted: upload.accepted,
+			rss_peak_above_baseline_mb: upload.rss_peak_above_baseline_mb,
+			heap_peak_above_baseline_mb: upload.heap_peak_above_baseline_mb,
 			return_all_requests: (await requestLog()).length,
 			return_all_items: codes.length,
 			return_all_distinct: new Set(codes).size,

@@ -8,9 +8,8 @@
  * - `restock`: uploads `count` codes from a CSV binary and reports the peak resident memory and
  *   heap above the process's baseline.
  */
-import type { INodeExecutionData } from 'n8n-workflow';
-
 import { loadPackage, runNode } from '../harness/n8n';
+import { measuredUpload } from './restock';
 
 interface Job {
 	kind: 'upserts' | 'restock';
@@ -47,46 +46,12 @@ async function upserts() {
 }
 
 async function restock() {
-	global.gc?.();
-	const base = process.memoryUsage();
-	let rss = base.rss;
-	let heap = base.heapUsed;
-	const sampler = setInterval(() => {
-		const now = process.memoryUsage();
-		rss = Math.max(rss, now.rss);
-		heap = Math.max(heap, now.heapUsed);
-	}, 5);
-	const csv = `code,batch\n${Array.from({ length: job.count }, (_, i) => `RS-${String(i).padStart(7, '0')},b1`).join('\n')}\n`;
-	const item: INodeExecutionData = {
-		json: {},
-		binary: {
-			data: {
-				data: Buffer.from(csv).toString('base64'),
-				mimeType: 'text/csv',
-				fileName: 'codes.csv',
-			},
-		},
-	};
-	const started = Date.now();
-	const upload = await runNode({
-		parameters: {
-			resource: 'promoCode',
-			operation: 'upload',
-			poolId: { __rl: true, mode: 'id', value: job.poolId },
-			codesFrom: 'binary',
-			csvColumn: 'code',
-		},
-		credentials: { baseUrl: job.baseUrl, apiKey: job.apiKey },
-		items: [item],
+	return await measuredUpload({
+		baseUrl: job.baseUrl,
+		apiKey: job.apiKey,
+		poolId: String(job.poolId),
+		count: job.count,
 	});
-	clearInterval(sampler);
-	if (upload.error) throw upload.error;
-	const mb = (bytes: number) => Number((bytes / 1024 / 1024).toFixed(1));
-	return {
-		seconds: (Date.now() - started) / 1000,
-		rss_peak_above_baseline_mb: mb(rss - base.rss),
-		heap_peak_above_baseline_mb: mb(heap - base.heapUsed),
-	};
 }
 
 async function main() {

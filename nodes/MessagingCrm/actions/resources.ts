@@ -83,7 +83,7 @@ const rateShareProperty: INodeProperties = {
 	typeOptions: { minValue: 1, maxValue: 100 },
 	default: 100,
 	description:
-		"The most of the API key's requests per window this node takes. The node always spreads its requests over the window and leaves room for what other clients of the key are seen to spend; lower this to reserve headroom for them as well.",
+		"The most of the API key's requests per window this node takes. At 100 it takes what the key's other clients leave: alone on the key it goes at the limit, shared it spreads its requests over the window. Lower this to keep headroom for other clients and to spread the requests even when alone.",
 };
 
 /** The Resource selector, then each resource's Operation selector and every operation's fields. */
