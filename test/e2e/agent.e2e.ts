@@ -6,7 +6,7 @@
  * would; everything else is real. The sandbox's state proves each effect; the requests the model
  * received prove what the tools described and what each tool answered.
  */
-import { appendFileSync, mkdtempSync } from 'fs';
+import { appendFileSync } from 'fs';
 import { tmpdir } from 'os';
 import path from 'path';
 
@@ -25,6 +25,7 @@ import {
 	importCredential,
 	importCredentials,
 	importWorkflows,
+	privateFolder,
 	publishWorkflow,
 	setupOwner,
 } from './setup';
@@ -201,7 +202,7 @@ async function startAgentN8n(
 ): Promise<{ session: ChatSession; stop: () => Promise<void> }> {
 	ensureN8n(version);
 	const options = {
-		userFolder: mkdtempSync(path.join(tmpdir(), `n8n-e2e-agent-${version}-`)),
+		userFolder: privateFolder(`n8n-e2e-agent-${version}-`),
 		port,
 		version,
 	};

@@ -2,15 +2,14 @@
  * Workflow 1 run by `n8n execute` in real n8n: the newest 2.x tested here and the newest 1.x (for
  * self-hosters who have not moved to 2.x).
  */
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'fs';
-import { tmpdir } from 'os';
+import { readdirSync, readFileSync, statSync } from 'fs';
 import path from 'path';
 
 import type { Sandbox } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
 import { ensureN8n, n8nCli, N8N_V1_VERSION, N8N_VERSION, prepareUserFolder } from './n8n';
 import type { WorkflowJson } from './setup';
-import { exampleWorkflows, importCredential, importWorkflows } from './setup';
+import { exampleWorkflows, importCredential, importWorkflows, privateFolder } from './setup';
 
 describe.each([N8N_VERSION, N8N_V1_VERSION])(
 	'workflow 1 in n8n %s, run with n8n execute',
@@ -18,7 +17,7 @@ describe.each([N8N_VERSION, N8N_V1_VERSION])(
 		let sandbox: Sandbox;
 		let apiKey: string;
 		const options = {
-			userFolder: mkdtempSync(path.join(tmpdir(), `n8n-e2e-cli-${version}-`)),
+			userFolder: privateFolder(`n8n-e2e-cli-${version}-`),
 			version,
 			port: 5690,
 		};

@@ -5,7 +5,7 @@
  * during a run (one send in flight), restarted, and the crashed execution retried. Acceptance is
  * the sandbox's state: messages per customer.
  */
-import { appendFileSync, mkdtempSync } from 'fs';
+import { appendFileSync } from 'fs';
 import { tmpdir } from 'os';
 import path from 'path';
 
@@ -15,11 +15,17 @@ import { ensureN8n, N8N_VERSION, prepareUserFolder, startN8n } from './n8n';
 import { SENDS, UPSERTS } from './listWorkflows';
 import type { ExecutionSummary, Session } from './rest';
 import { executions as listExecutions, retryExecution, triggerWebhook, until } from './rest';
-import { importCredential, importWorkflows, publishWorkflow, setupOwner } from './setup';
+import {
+	importCredential,
+	importWorkflows,
+	privateFolder,
+	publishWorkflow,
+	setupOwner,
+} from './setup';
 
 const PORT = 5693;
 const options = {
-	userFolder: mkdtempSync(path.join(tmpdir(), 'n8n-e2e-retry-')),
+	userFolder: privateFolder('n8n-e2e-retry-'),
 	port: PORT,
 	version: N8N_VERSION,
 };

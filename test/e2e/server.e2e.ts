@@ -3,7 +3,7 @@
  * for a change made in the sandbox, and the editor, in headless Chromium, shows the node with its
  * dropdowns filled from the sandbox and the AI agent example with its tools. Screenshots go to test/e2e/screenshots/ for the README.
  */
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync } from 'fs';
+import { appendFileSync, existsSync, mkdirSync } from 'fs';
 import { tmpdir } from 'os';
 import path from 'path';
 
@@ -22,6 +22,7 @@ import {
 	exampleWorkflows,
 	importCredential,
 	importWorkflows,
+	privateFolder,
 	publishWorkflow,
 	setupOwner,
 } from './setup';
@@ -30,7 +31,7 @@ const PORT = 5691;
 const SCREENSHOTS = path.join(ROOT, 'test', 'e2e', 'screenshots');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const options = {
-	userFolder: mkdtempSync(path.join(tmpdir(), 'n8n-e2e-server-')),
+	userFolder: privateFolder('n8n-e2e-server-'),
 	port: PORT,
 	version: N8N_VERSION,
 };

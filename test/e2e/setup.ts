@@ -1,5 +1,5 @@
 /** Credentials and workflows imported into a real n8n, shared by `npm run dev` and the e2e tests. */
-import { readdirSync, readFileSync, writeFileSync } from 'fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import path from 'path';
 
@@ -7,6 +7,43 @@ import type { N8nOptions } from './n8n';
 import { n8nCli } from './n8n';
 
 export const CREDENTIAL_ID = 'mcrmSandboxCred01';
+
+const privateFolders: string[] = [];
+
+/**
+ * A folder only this user can read (an n8n user folder holds the encryption key and the
+ * credentials), removed when the process exits, as every file the tests write must be.
+ */
+export function privateFolder(prefix: string): string {
+	const folder = mkdtempSync(path.join(tmpdir(), prefix));
+	privateFolders.push(folder);
+	return folder;
+}
+
+function removePrivateFolders(): void {
+	for (const folder of privateFolders.splice(0)) rmSync(folder, { recursive: true, force: true });
+}
+
+// In a test file, after its last test (Jest's `process` does not see the worker's exit); in
+// `npm run dev`, at exit.
+if (typeof afterAll === 'function') afterAll(removePrivateFolders);
+else process.once('exit', removePrivateFolders);
+
+/** Runs `use` with `content` in a file of a private folder, removed afterwards. */
+async function withPrivateFile(
+	name: string,
+	content: string,
+	use: (file: string) => Promise<void>,
+): Promise<void> {
+	const folder = mkdtempSync(path.join(tmpdir(), 'mcrm-import-'));
+	try {
+		const file = path.join(folder, name);
+		writeFileSync(file, content, { mode: 0o600 });
+		await use(file);
+	} finally {
+		rmSync(folder, { recursive: true, force: true });
+	}
+}
 export const WORKFLOWS_DIR = path.join(__dirname, 'workflows');
 /** The example "AI agent answers a customer" (workflows/4-ai-agent-answers-a-customer.json). */
 export const AGENT_WORKFLOW_ID = 'mcrmAgentAnswers1';
@@ -55,9 +92,9 @@ export async function importCredentials(
 	options: N8nOptions,
 	credentials: CredentialJson[],
 ): Promise<void> {
-	const file = path.join(tmpdir(), `mcrm-credentials-${process.pid}-${credentials[0]?.id}.json`);
-	writeFileSync(file, JSON.stringify(credentials));
-	await cli(['import:credentials', `--input=${file}`], options);
+	await withPrivateFile('credentials.json', JSON.stringify(credentials), async (file) => {
+		await cli(['import:credentials', `--input=${file}`], options);
+	});
 }
 
 /** Imports a "Messaging CRM API" credential. */
@@ -76,9 +113,9 @@ export async function importWorkflows(
 	options: N8nOptions,
 	workflows: WorkflowJson[],
 ): Promise<void> {
-	const file = path.join(tmpdir(), `mcrm-workflows-${process.pid}.json`);
-	writeFileSync(file, JSON.stringify(workflows));
-	await cli(['import:workflow', `--input=${file}`], options);
+	await withPrivateFile('workflows.json', JSON.stringify(workflows), async (file) => {
+		await cli(['import:workflow', `--input=${file}`], options);
+	});
 }
 
 /** Makes a workflow live: `publish:workflow` in n8n 2.x, `update:workflow --active` in 1.x. */
