@@ -58,7 +58,7 @@ describe('Message → Send', () => {
 		expect(new Set(log.map((r) => r.idempotencyKey)).size).toBe(1);
 	});
 
-	it('repeats a final refusal with the same key as the same error and no second copy', async () => {
+	it('meets its stored refusal on a re-run and tries once more under the next key: one more failed copy, never the same key anew', async () => {
 		const id = await customer([{ type: 'telegram', id: 'nostart-1' }]);
 		const first = await env.run(send(id), { executionId: 'exec-send-1' });
 		const second = await env.run(send(id), { executionId: 'exec-send-1' });
@@ -66,11 +66,15 @@ describe('Message → Send', () => {
 			'no_peer: The bot cannot write first to a customer who never pressed Start',
 		);
 		expect(second.error?.message).toBe(first.error?.message);
-		expect(env.sandbox.store.messages.size).toBe(1);
-		expect(env.sandbox.requests().map((r) => [r.status, r.replayed ?? false])).toEqual([
+		expect(env.sandbox.store.messages.size).toBe(2);
+		const log = env.sandbox.requests();
+		expect(log.map((r) => [r.status, r.replayed ?? false])).toEqual([
 			[409, false],
 			[409, true],
+			[409, false],
 		]);
+		expect(log[1].idempotencyKey).toBe(log[0].idempotencyKey);
+		expect(log[2].idempotencyKey).not.toBe(log[0].idempotencyKey);
 	});
 
 	it.each([
@@ -108,8 +112,9 @@ describe('Message → Send', () => {
 					description: expect.stringMatching(/^(Nothing was sent|The messenger did not answer)/),
 				},
 			});
-			// Retried only when the API says it may help (and always with the same key).
-			expect(env.sandbox.requests()).toHaveLength(retryable ? 5 : 1);
+			// Retried only when the API says it may help, once (each try leaves a failed copy in
+			// the dialog), and always with the same key.
+			expect(env.sandbox.requests()).toHaveLength(retryable ? 2 : 1);
 			expect(new Set(env.sandbox.requests().map((r) => r.idempotencyKey)).size).toBe(1);
 		},
 	);

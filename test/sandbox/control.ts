@@ -33,6 +33,11 @@ export function control(
 		return;
 	}
 	const ok = (data: unknown = { ok: true }) => sendJson(res, 200, data);
+	const config = () => ({
+		rateLimit: sandbox.rateLimit,
+		idempotencyScope: sandbox.idempotencyScope,
+		markReplays: sandbox.markReplays,
+	});
 	const route = `${method} ${path}`;
 	switch (route) {
 		case 'POST /reset':
@@ -43,11 +48,21 @@ export function control(
 		case 'POST /keys/revoke':
 			sandbox.revokeKey(String(body.key));
 			return ok();
+		case 'POST /keys/scopes':
+			sandbox.setScopes(String(body.key), (body.scopes as string[]) ?? []);
+			return ok();
+		case 'POST /channels':
+			if (body.broken === false) sandbox.store.brokenChannels.delete(String(body.messenger_type));
+			else sandbox.store.brokenChannels.add(String(body.messenger_type));
+			return ok({ broken: [...sandbox.store.brokenChannels] });
 		case 'GET /config':
-			return ok({ rateLimit: sandbox.rateLimit });
+			return ok(config());
 		case 'POST /config':
 			if (body.rateLimit) sandbox.setRateLimit(body.rateLimit as Partial<RateLimitConfig>);
-			return ok({ rateLimit: sandbox.rateLimit });
+			if (body.idempotencyScope === 'key' || body.idempotencyScope === 'company')
+				sandbox.idempotencyScope = body.idempotencyScope;
+			if (typeof body.markReplays === 'boolean') sandbox.markReplays = body.markReplays;
+			return ok(config());
 		case 'POST /faults':
 			sandbox.injectFault(body as unknown as FaultSpec);
 			return ok();

@@ -131,7 +131,13 @@ export interface SandboxOptions {
 	controlToken?: string;
 	/** Log request bodies too (tests). */
 	logBodies?: boolean;
+	/** Where Idempotency-Keys live (the spec does not say): per API key (default) or per company. */
+	idempotencyScope?: IdempotencyScope;
+	/** Mark a stored answer with `Idempotent-Replayed: true` (default); false: a server that does not. */
+	markReplays?: boolean;
 }
+
+export type IdempotencyScope = 'key' | 'company';
 
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const MAX_LOG = 200_000;
@@ -163,6 +169,12 @@ export class Sandbox {
 	readonly controlToken: string;
 
 	rateLimit!: RateLimitConfig;
+
+	/** Where Idempotency-Keys live: per API key, or shared by every key of the company. */
+	idempotencyScope: IdempotencyScope = 'key';
+
+	/** Whether a stored answer says so in `Idempotent-Replayed: true`. */
+	markReplays = true;
 
 	url = '';
 
@@ -238,6 +250,8 @@ export class Sandbox {
 			...this.options.rateLimit,
 		};
 		Object.assign(this.store, new Store());
+		this.idempotencyScope = this.options.idempotencyScope ?? 'key';
+		this.markReplays = this.options.markReplays ?? true;
 		this.keys.clear();
 		this.windows.clear();
 		this.idempotency.clear();
@@ -296,6 +310,12 @@ export class Sandbox {
 		const key = `mcrm_test_${randomBytes(18).toString('base64url')}`;
 		this.addKey(key, scopes);
 		return key;
+	}
+
+	/** A key's scopes changed in the CRM (a scope removed mid-run). */
+	setScopes(key: string, scopes: string[]): void {
+		const record = this.keys.get(key);
+		if (record) record.scopes = new Set(scopes);
 	}
 
 	revokeKey(key: string): void {
@@ -571,7 +591,8 @@ export class Sandbox {
 		const idemKey = route.idempotent
 			? (req.headers['idempotency-key'] as string | undefined)
 			: undefined;
-		const storeKey = idemKey ? `${key.id} ${method} ${path} ${idemKey}` : '';
+		const owner = this.idempotencyScope === 'company' ? 'company' : key.id;
+		const storeKey = idemKey ? `${owner} ${method} ${path} ${idemKey}` : '';
 		const bodyHash = hashBody(body);
 		if (idemKey) {
 			const stored = this.idempotency.get(storeKey);
@@ -593,7 +614,9 @@ export class Sandbox {
 				return {
 					status: stored.status,
 					body: stored.body,
-					headers: { ...rate.headers, 'Idempotent-Replayed': 'true' },
+					headers: this.markReplays
+						? { ...rate.headers, 'Idempotent-Replayed': 'true' }
+						: rate.headers,
 				};
 			}
 		}
@@ -650,6 +673,11 @@ export class Sandbox {
 	/** Messages sent to each of these customers, in their order. */
 	sentTo(customerIds: string[]): number[] {
 		return sentTo(this, customerIds);
+	}
+
+	/** Failed copies left in the CRM dialogs of each of these customers (one per refused try). */
+	failedTo(customerIds: string[]): number[] {
+		return sentTo(this, customerIds, 'failed');
 	}
 
 	/** Counts for benchmarks: customers, messages per customer, pools, requests by status. */

@@ -146,7 +146,7 @@ export function snapshot(sandbox: Sandbox): SandboxSnapshot {
 }
 
 /** Messages sent (not failed) to each of these customers, in their order: what exactly-once is judged by. */
-export function sentTo(sandbox: Sandbox, customerIds: string[]): number[] {
-	const sent = [...sandbox.store.messages.values()].filter((m) => m.status === 'sent');
+export function sentTo(sandbox: Sandbox, customerIds: string[], status = 'sent'): number[] {
+	const sent = [...sandbox.store.messages.values()].filter((m) => m.status === status);
 	return customerIds.map((id) => sent.filter((m) => m.customer_id === id).length);
 }

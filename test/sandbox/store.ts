@@ -198,6 +198,9 @@ export class Store {
 	/** Send failures injected per customer: the next sends fail with these reasons, in order. */
 	sendFailures = new Map<string, string[]>();
 
+	/** Messenger types whose company connection is broken: every send there is `channel_unavailable`. */
+	brokenChannels = new Set<string>();
+
 	/** Agents paused in a dialog through the API. */
 	pausedDialogs = new Set<string>();
 

@@ -15,6 +15,7 @@ export function errorItem(error: NodeApiError | NodeOperationError): IDataObject
 	if (failure) {
 		details.code = failure.code;
 		if (failure.status !== undefined) details.httpCode = failure.status;
+		if (failure.replayed) details.replayed = true;
 	}
 	if (error.description) details.description = error.description;
 	return { error: error.message, details };

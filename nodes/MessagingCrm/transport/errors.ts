@@ -12,6 +12,10 @@ export interface ApiFailure {
 	code: string;
 	message: string;
 	details: IDataObject;
+	/** The server answered with its stored answer to this Idempotency-Key (`Idempotent-Replayed`). */
+	replayed?: boolean;
+	/** HTTP tries the request took, this answer's included. */
+	attempts?: number;
 }
 
 function isObject(value: unknown): value is IDataObject {
@@ -139,17 +143,17 @@ export function failureFromNetwork(systemCode: string, timeoutMs: number): ApiFa
  */
 const SEND_REFUSALS: Record<string, string> = {
 	no_peer:
-		'Nothing was sent: the customer never pressed Start in the bot, and a bot cannot write first. Retrying will not help; use another of their messengers, or wait until they write.',
+		'Nothing was sent: the customer never pressed Start in the bot, and a bot cannot write first. Once they have, run the workflow again: this item is tried anew, and what had gone through is not sent twice. Or use another of their messengers.',
 	recipient_unreachable:
-		'Nothing was sent: the customer blocked the bot, deleted the account, or is not on this messenger. Retrying will not help; use another of their messengers.',
+		'Nothing was sent: the customer blocked the bot, deleted the account, or is not on this messenger. Usually final: use another of their messengers. Running the workflow again tries this item once more (a customer may unblock the bot); a refused try leaves a failed copy in the CRM dialog.',
 	channel_unavailable:
-		"Nothing was sent: the company's connection to this messenger is broken (revoked token, missing rights, dropped session). Retry after an operator reconnects it in the CRM.",
+		"Nothing was sent: the company's connection to this messenger is broken (revoked token, missing rights, dropped session). Once an operator reconnects it in the CRM, run the workflow again: this item is tried anew, and what had gone through is not sent twice.",
 	send_rejected:
-		'Nothing was sent: the messenger refused without a reason. Retrying will not help.',
+		'Nothing was sent: the messenger refused without a reason. Usually final; running the workflow again tries this item once more, and a refused try leaves a failed copy in the CRM dialog.',
 	bizchat_window_closed:
-		"Nothing was sent: free-form text is allowed only within 24 hours of the customer's last message on this messenger. Send an approved business-chat template instead.",
+		"Nothing was sent: free-form text is allowed only within 24 hours of the customer's last message on this messenger. Send an approved business-chat template instead, or run the workflow again after the customer writes: this item is tried anew.",
 	send_failed:
-		"The messenger did not answer in time, also on the node's own retries. Worth retrying later.",
+		"The messenger did not answer in time, also on the node's one retry. Run the workflow again later: this item is tried anew, and what had gone through is not sent twice.",
 };
 
 function hint(failure: ApiFailure, scope: ScopeRequirement): string | undefined {

@@ -41,8 +41,11 @@ export interface ApiRequest {
 	idempotencyKey?: string;
 	/** The request may be repeated without a key (GET is always safe). */
 	idempotent?: boolean;
-	/** Also retry an API error when this says so (e.g. a send failure with `details.retryable`). */
-	retryWhen?: (failure: ApiFailure) => boolean;
+	/**
+	 * Whether an API error is retried, given what the transport would do (`usual`: a 5xx on a
+	 * request that is safe to repeat); e.g. a send failure with `details.retryable`.
+	 */
+	retryWhen?: (failure: ApiFailure, usual: boolean) => boolean;
 	/** Error statuses answered as a response instead of thrown (e.g. 404 on a lookup). */
 	acceptStatus?: number[];
 	/** Item the request is made for, so that errors name it. */
@@ -127,6 +130,20 @@ function shareOf(ctx: ApiContext): number {
 interface Credentialed extends Connection {
 	scopes: Set<string> | null;
 	problem: string | null;
+	/**
+	 * What the API said of the key in this run: a 401 (under `*`) or an insufficient_scope 403
+	 * (under the scope). The run's later requests that would meet it fail at once, unsent.
+	 */
+	refusals: Map<string, ApiFailure>;
+}
+
+const scopeKey = (scope: ScopeRequirement) => JSON.stringify(scope);
+
+/** Remembers a refusal of the key itself for the rest of the run; other failures are the item's own. */
+function rememberRefusal(credentials: Credentialed, request: ApiRequest, failure: ApiFailure) {
+	if (failure.status === 401) credentials.refusals.set('*', failure);
+	else if (failure.status === 403 && failure.code === 'insufficient_scope')
+		credentials.refusals.set(scopeKey(request.scope), failure);
 }
 
 // The credential as read once per node run (keyed by the run's context object, so nothing
@@ -148,6 +165,7 @@ function credentialsOf(ctx: ApiContext): Promise<Credentialed> {
 				share: shareOf(ctx),
 				scopes: configuredScopes(credentials.scopes),
 				problem: baseUrlProblem(rawBase, credentials.allowPlainHttp === true),
+				refusals: new Map<string, ApiFailure>(),
 			};
 		});
 		perRun.set(ctx, entry);
@@ -157,7 +175,7 @@ function credentialsOf(ctx: ApiContext): Promise<Credentialed> {
 	return entry;
 }
 
-async function connect(ctx: ApiContext, request: ApiRequest): Promise<Connection> {
+async function connect(ctx: ApiContext, request: ApiRequest): Promise<Credentialed> {
 	const credentials = await credentialsOf(ctx);
 	if (credentials.problem) {
 		throw new NodeOperationError(ctx.getNode(), credentials.problem, {
@@ -172,7 +190,22 @@ async function connect(ctx: ApiContext, request: ApiRequest): Promise<Connection
 			{ itemIndex: request.itemIndex, description: howToGetScope(lacking) },
 		);
 	}
+	// The key was refused earlier in this run (revoked, or a scope removed, mid-run): the same
+	// answer at once, without a request, retry or wait, saying this item was not sent.
+	const refused =
+		credentials.refusals.get('*') ?? credentials.refusals.get(scopeKey(request.scope));
+	if (refused) {
+		const error = toNodeApiError(ctx.getNode(), refused, request.scope, request.itemIndex);
+		error.description =
+			`${error.description ?? ''} Not sent: an earlier request of this run got this answer, so this item was not tried. Running the workflow again after the fix does what had not gone through.`.trim();
+		throw error;
+	}
 	return credentials;
+}
+
+/** The server says this is its stored answer to the Idempotency-Key, not a new outcome. */
+export function isReplayed(headers: Record<string, unknown>): boolean {
+	return String(headerValue(headers, 'idempotent-replayed') ?? '').toLowerCase() === 'true';
 }
 
 function isSafeToRepeat(request: ApiRequest): boolean {
@@ -219,7 +252,8 @@ export async function apiRequest<T = unknown>(
 	ctx: ApiContext,
 	request: ApiRequest,
 ): Promise<ApiResponse<T>> {
-	const { baseUrl, pacer, redact, timeoutMs, share } = await connect(ctx, request);
+	const credentials = await connect(ctx, request);
+	const { baseUrl, pacer, redact, timeoutMs, share } = credentials;
 	const options: IHttpRequestOptions = {
 		method: request.method,
 		url: `${baseUrl}${request.path}`,
@@ -311,8 +345,11 @@ export async function apiRequest<T = unknown>(
 			if (pacer.mayRetry(refusedSince, now)) continue;
 		}
 		const failure = failureFromResponse(status, response.body, redact);
-		const retryable =
-			(RETRYABLE_STATUS.has(status) && safe) || (request.retryWhen?.(failure) ?? false);
+		failure.attempts = attempts;
+		if (isReplayed(headers)) failure.replayed = true;
+		rememberRefusal(credentials, request, failure);
+		const usual = RETRYABLE_STATUS.has(status) && safe;
+		const retryable = request.retryWhen ? request.retryWhen(failure, usual) : usual;
 		// A 503 (or other 5xx) may say when to come back; otherwise the backoff decides.
 		if (retryable && (await retries.next(parseRetryAfter(headers, now)))) continue;
 		throw toNodeApiError(ctx.getNode(), failure, request.scope, request.itemIndex);

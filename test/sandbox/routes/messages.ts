@@ -211,6 +211,7 @@ export const messageRoutes: Route[] = [
 			let reason: string | undefined;
 			const injected = store.sendFailures.get(customer.id);
 			if (injected?.length) reason = injected.shift();
+			else if (store.brokenChannels.has(type)) reason = 'channel_unavailable';
 			else if (type === 'telegram' && !messenger.started) reason = 'no_peer';
 			else if (type === 'telegram' && messenger.blocked) reason = 'recipient_unreachable';
 			else if (text !== null && WINDOW_MESSENGERS.has(type) && !windowOpen(messenger, now))

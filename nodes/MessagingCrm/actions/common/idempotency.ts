@@ -128,11 +128,24 @@ export function derivedKey(ctx: IExecuteFunctions, itemIndex: number, source: Ke
 }
 
 /**
- * The key for one more send in n8n's Retry of an execution, after the send under the item's
- * usual key came back as a final refusal: the operator has fixed the cause (reconnected the
- * channel) and pressed Retry, and a refusal delivered nothing, so this cannot double a message.
- * Unique to this execution, so that the next Retry may try once more.
+ * The key of the n-th fresh try after stored refusals (n ≥ 1): a refusal delivered nothing, so a
+ * run that meets the item's key answered with a stored refusal tries once more under the next
+ * link. The same links in every run, so that a try that went through is found (replayed) by the
+ * next run before anything new is sent.
  */
-export function retryExecutionKey(ctx: IExecuteFunctions, key: string): string {
-	return digest([key, 'after-refusal', ctx.getExecutionId()]);
+export function refusalLinkKey(key: string, link: number): string {
+	return link === 0 ? key : digest([key, 'after-refusal', link]);
+}
+
+// Per node run, the keys this run has sent: a stored answer to one of them is this run's own.
+const sentByRun = new WeakMap<object, Set<string>>();
+
+/** The keys this node run has sent so far (a set that lives as long as the run). */
+export function keysSentBy(ctx: IExecuteFunctions): Set<string> {
+	let sent = sentByRun.get(ctx);
+	if (!sent) {
+		sent = new Set();
+		sentByRun.set(ctx, sent);
+	}
+	return sent;
 }

@@ -13,8 +13,9 @@ import {
 	customKey,
 	derivedKey,
 	idempotencyKeyOption,
+	keysSentBy,
+	refusalLinkKey,
 	repeatProtectionOption,
-	retryExecutionKey,
 } from '../common/idempotency';
 import { readTemplate, templateFields } from '../common/template';
 import { asNodeError } from '../errors';
@@ -156,7 +157,6 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** Send failures worth another try with the same key: the API says so, or the messenger timed out. */
 /** The messenger's final refusals: stored by the API under the Idempotency-Key, nothing delivered. */
 const FINAL_REFUSALS = new Set([
 	'no_peer',
@@ -166,15 +166,56 @@ const FINAL_REFUSALS = new Set([
 	'bizchat_window_closed',
 ]);
 
-function isFinalRefusal(error: unknown): boolean {
+/**
+ * Fresh tries a run may make after stored refusals of the same item, within the API's 24 hours:
+ * each refused one leaves a failed copy in the CRM dialog, so a cause that stays is not tried for
+ * ever (an hourly schedule to a customer who blocked the bot stops after these).
+ */
+export const MAX_FRESH_TRIES = 3;
+
+/** Send failures worth another try with the same key: the API says so, or the messenger timed out. */
+function retryableSendFailure(failure: ApiFailure): boolean {
+	return failure.details.retryable === true || failure.status === 502;
+}
+
+/**
+ * The retry rule of one send: a failure the messenger saw (it names the failed copy it left in
+ * the CRM dialog, `details.message_id`) is retried once at most, so a try leaves at most two
+ * copies; what never reached the messenger (a proxy's 502 page, a 503, a reset) as usual.
+ */
+function sendRetryRule(): (failure: ApiFailure, usual: boolean) => boolean {
+	let copies = 0;
+	return (failure, usual) => {
+		if (typeof failure.details.message_id !== 'string')
+			return usual || retryableSendFailure(failure);
+		copies++;
+		return copies < 2 && retryableSendFailure(failure);
+	};
+}
+
+/**
+ * A final refusal that an earlier run stored under this key: the server marked it replayed on the
+ * first try, and this run had not sent the key itself. Nothing was delivered then, and the cause
+ * may be gone now.
+ */
+function storedByEarlierRun(error: unknown, sentBefore: boolean): boolean {
 	const failure = apiFailureOf(error);
 	return (
-		failure !== undefined && FINAL_REFUSALS.has(failure.code) && failure.details.retryable !== true
+		failure !== undefined &&
+		FINAL_REFUSALS.has(failure.code) &&
+		failure.details.retryable !== true &&
+		failure.replayed === true &&
+		failure.attempts === 1 &&
+		!sentBefore
 	);
 }
 
-export function retryableSendFailure(failure: ApiFailure): boolean {
-	return failure.details.retryable === true || failure.status === 502;
+/** The stored refusal again, once the fresh tries of 24 hours are spent, saying so. */
+function triedEnough(ctx: IExecuteFunctions, error: unknown, itemIndex: number) {
+	const nodeError = asNodeError(ctx, error, itemIndex);
+	nodeError.description =
+		`${nodeError.description ?? ''} This is the API's stored answer: runs with this input already tried ${MAX_FRESH_TRIES} more times within 24 hours and were refused, so it is not tried again. To try now, map a new Idempotency Key or set Repeat Protection to Every Execution Sends.`.trim();
+	return nodeError;
 }
 
 async function checkWindow(
@@ -288,20 +329,25 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			path,
 			body,
 			idempotencyKey,
-			retryWhen: retryableSendFailure,
+			retryWhen: sendRetryRule(),
 			scope: content === 'template' ? 'messages:template' : 'messages:send',
 			itemIndex,
 		});
-	let answer: ApiResponse<IDataObject>;
-	try {
-		answer = await send(key);
-	} catch (error) {
-		// n8n's Retry of an execution after the operator fixed the cause: a final refusal under the
-		// item's usual key (stored by the API, so replayed) gets one fresh try under a key of this
-		// execution. A refusal delivered nothing, so this cannot double a message.
-		if (this.getMode() !== 'retry' || !isFinalRefusal(error))
-			throw asNodeError(this, error, itemIndex);
-		answer = await send(retryExecutionKey(this, key));
+	// The key chain: the item's key, then one link per fresh try after a stored refusal. Every run
+	// walks it from the start, so a try that went through is replayed, never sent again; the first
+	// link the API has not seen is this run's one real try.
+	const sent = keysSentBy(this);
+	let answer: ApiResponse<IDataObject> | undefined;
+	for (let link = 0; !answer; link++) {
+		const linkKey = refusalLinkKey(key, link);
+		const sentBefore = sent.has(linkKey);
+		sent.add(linkKey);
+		try {
+			answer = await send(linkKey);
+		} catch (error) {
+			if (!storedByEarlierRun(error, sentBefore)) throw asNodeError(this, error, itemIndex);
+			if (link === MAX_FRESH_TRIES) throw triedEnough(this, error, itemIndex);
+		}
 	}
 	const replayed = headerValue(answer.headers, 'idempotent-replayed') === 'true';
 	return [{ customer_id: customerId, ...answer.body, ...(replayed ? { replayed: true } : {}) }];
