@@ -100,3 +100,60 @@ export const UPSERTS: WorkflowJson = {
 		} as never,
 	],
 };
+
+/** Customers of the re-run e2e, made with these ids so that the editor's pinned data can name them. */
+export const RERUN_CUSTOMERS = {
+	editor: [
+		'e1000000-0000-4000-8000-000000000001',
+		'e1000000-0000-4000-8000-000000000002',
+		'e1000000-0000-4000-8000-000000000003',
+	],
+	webhook: [
+		'e2000000-0000-4000-8000-000000000001',
+		'e2000000-0000-4000-8000-000000000002',
+		'e2000000-0000-4000-8000-000000000003',
+	],
+};
+
+/** The second customer of each three is written on VK, the others on the bot messenger. */
+export const rerunBody = (ids: string[]) => ({
+	customers: ids.map((customerId, i) => ({
+		customerId,
+		messenger: i === 1 ? 'vk' : 'telegram',
+	})),
+});
+
+/**
+ * Webhook → Split Out → Message Send that goes on after a failed item (its error as output), with
+ * the editor's customers pinned on the webhook, as "Debug in editor" leaves a failed execution's
+ * data: the editor's Execute workflow runs on it.
+ */
+export const RERUN_SENDS: WorkflowJson = {
+	...SENDS,
+	id: 'mcrmRerunSends001',
+	name: 'Send after the channel is reconnected (re-run e2e)',
+	nodes: [
+		{
+			...(SENDS.nodes[0] as object),
+			id: 'f0000000-0000-4000-8000-000000000001',
+			webhookId: 'f1000000-0000-4000-8000-000000000001',
+			parameters: {
+				httpMethod: 'POST',
+				path: 'rerun-sends',
+				responseMode: 'onReceived',
+				options: {},
+			},
+		} as never,
+		{ ...(SENDS.nodes[1] as object), id: 'f0000000-0000-4000-8000-000000000002' } as never,
+		{
+			...(SENDS.nodes[2] as object),
+			id: 'f0000000-0000-4000-8000-000000000003',
+			onError: 'continueRegularOutput',
+			parameters: {
+				...(SENDS.nodes[2].parameters as object),
+				messengerType: '={{ $json.messenger }}',
+			},
+		} as never,
+	],
+	pinData: { Customers: [{ json: { body: rerunBody(RERUN_CUSTOMERS.editor) } }] },
+};

@@ -87,3 +87,28 @@ export async function triggerWebhook(
 	);
 	return ended;
 }
+
+/**
+ * The editor's Execute workflow: a full manual run from the trigger, on its pinned data; resolves
+ * with the execution once it has ended.
+ */
+export async function executeInEditor(
+	session: Session,
+	workflowId: string,
+	trigger: string,
+): Promise<ExecutionSummary> {
+	const response = await fetch(`${session.url}/rest/workflows/${workflowId}/run`, {
+		method: 'POST',
+		headers: { cookie: session.cookie, 'Content-Type': 'application/json', 'browser-id': 'e2e' },
+		body: JSON.stringify({ triggerToStartFrom: { name: trigger } }),
+	});
+	const body = (await response.json()) as { data?: { executionId?: string } };
+	const id = body.data?.executionId;
+	if (!id) throw new Error(`Execute workflow answered ${response.status}: ${JSON.stringify(body)}`);
+	let ended: ExecutionSummary | undefined;
+	await until(`execution ${id} to end`, async () => {
+		ended = (await executions(session, workflowId)).find((e) => e.id === id);
+		return ended !== undefined && !['running', 'new', 'waiting'].includes(ended.status);
+	});
+	return ended!;
+}

@@ -12,9 +12,15 @@ import path from 'path';
 import type { Sandbox } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
 import { ensureN8n, N8N_VERSION, prepareUserFolder, startN8n } from './n8n';
-import { SENDS, UPSERTS } from './listWorkflows';
+import { RERUN_CUSTOMERS, RERUN_SENDS, rerunBody, SENDS, UPSERTS } from './listWorkflows';
 import type { ExecutionSummary, Session } from './rest';
-import { executions as listExecutions, retryExecution, triggerWebhook, until } from './rest';
+import {
+	executeInEditor,
+	executions as listExecutions,
+	retryExecution,
+	triggerWebhook,
+	until,
+} from './rest';
 import {
 	importCredential,
 	importWorkflows,
@@ -70,9 +76,10 @@ beforeAll(async () => {
 	sandbox = await startSandbox({ rateLimit: { enabled: false } });
 	prepareUserFolder(options.userFolder);
 	await importCredential(options, { baseUrl: sandbox.url, apiKey: sandbox.mintKey() });
-	await importWorkflows(options, [SENDS, UPSERTS]);
+	await importWorkflows(options, [SENDS, UPSERTS, RERUN_SENDS]);
 	await publishWorkflow(options, SENDS.id);
 	await publishWorkflow(options, UPSERTS.id);
+	await publishWorkflow(options, RERUN_SENDS.id);
 	await start();
 });
 
@@ -149,6 +156,36 @@ describe(`n8n ${N8N_VERSION}: its own Retry of an execution sends nothing twice`
 		expect((await run(others)).status).toBe('success');
 		expect(sentTo(others)).toEqual([1, 1]);
 	});
+
+	it.each([
+		['Execute workflow in the editor, on the pinned data', 'editor'],
+		['the same webhook delivered again', 'webhook'],
+	] as const)(
+		'a channel disconnected for customer 2 of 3, reconnected, run again by %s: each customer messaged once, a third run sends nothing',
+		async (_name, how) => {
+			const ids = RERUN_CUSTOMERS[how];
+			ids.forEach((id, i) => sandbox.demoCustomer(`Re-run e2e customer ${i + 1}`, id));
+			sandbox.addMessenger(ids[1], 'vk', `vk-${how}`);
+			const again = async () =>
+				how === 'editor'
+					? await executeInEditor(session(), RERUN_SENDS.id, 'Customers')
+					: await trigger('rerun-sends', RERUN_SENDS.id, rerunBody(ids));
+			sandbox.store.brokenChannels.add('vk');
+			expect((await again()).status).toBe('success'); // the error is the item's output
+			const counts = [sentTo(ids)];
+			sandbox.store.brokenChannels.delete('vk');
+			expect((await again()).status).toBe('success');
+			counts.push(sentTo(ids));
+			expect((await again()).status).toBe('success');
+			counts.push(sentTo(ids));
+			expect(counts).toEqual([
+				[1, 0, 1],
+				[1, 1, 1],
+				[1, 1, 1],
+			]);
+			expect(sandbox.failedTo(ids)).toEqual([0, 1, 0]);
+		},
+	);
 
 	it('n8n killed during a run of 10 sends (one in flight), restarted, the crashed execution retried: each customer messaged once', async () => {
 		const ids = customers(10);

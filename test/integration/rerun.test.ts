@@ -16,15 +16,7 @@ const env = useSandbox();
  */
 function threeCustomers(): { ids: string[]; items: INodeExecutionData[] } {
 	const ids = [1, 2, 3].map((n) => env.sandbox.demoCustomer(`Re-run customer ${n}`));
-	env.sandbox.store.customers.get(ids[1])!.messengers.push({
-		type: 'vk',
-		id: 'vk-2',
-		username: null,
-		last_inbound_at: null,
-		started: true,
-		blocked: false,
-		has_photo: false,
-	});
+	env.sandbox.addMessenger(ids[1], 'vk', 'vk-2');
 	const messengers = ['telegram', 'vk', 'telegram'];
 	return {
 		ids,

@@ -22,7 +22,15 @@ import { promoRoutes } from './routes/promo';
 import { templateRoutes } from './routes/templates';
 import { pipelineRoutes } from './routes/pipelines';
 import { createPool, upload } from './promo';
-import { demoCustomer, inbound, issueCodes, sentTo, snapshot, stats } from './simulations';
+import {
+	addMessenger,
+	demoCustomer,
+	inbound,
+	issueCodes,
+	sentTo,
+	snapshot,
+	stats,
+} from './simulations';
 import { DEMO, seedDemo, Store } from './store';
 
 export type { ChaosConfig, FaultKind, FaultSpec } from './faults';
@@ -665,9 +673,14 @@ export class Sandbox {
 		return issueCodes(this, poolId, count, customerIds);
 	}
 
-	/** A customer card for simulations, with a bot messenger. */
-	demoCustomer(name: string): string {
-		return demoCustomer(this, name);
+	/** A customer card for simulations, with a bot messenger (and this id, when given). */
+	demoCustomer(name: string, id?: string): string {
+		return demoCustomer(this, name, id);
+	}
+
+	/** Another messenger on a customer's card (see simulations.ts). */
+	addMessenger(customerId: string, type: string, id: string): void {
+		addMessenger(this, customerId, type, id);
 	}
 
 	/** Messages sent to each of these customers, in their order. */

@@ -63,8 +63,7 @@ export function issueCodes(
 }
 
 /** A customer card for simulations, with a bot messenger. */
-export function demoCustomer(sandbox: Sandbox, name: string): string {
-	const id = randomUUID();
+export function demoCustomer(sandbox: Sandbox, name: string, id: string = randomUUID()): string {
 	const n = sandbox.store.customers.size + 1;
 	sandbox.store.customers.set(id, {
 		id,
@@ -95,6 +94,19 @@ export function demoCustomer(sandbox: Sandbox, name: string): string {
 		created_at: new Date(sandbox.now()).toISOString(),
 	});
 	return id;
+}
+
+/** Another messenger on a customer's card, started and open (say, VK beside the bot messenger). */
+export function addMessenger(sandbox: Sandbox, customerId: string, type: string, id: string): void {
+	sandbox.store.customers.get(customerId)?.messengers.push({
+		type,
+		id,
+		username: null,
+		last_inbound_at: null,
+		started: true,
+		blocked: false,
+		has_photo: false,
+	});
 }
 
 /** Counts for benchmarks: customers, messages per customer, pools, requests by status. */
