@@ -21,7 +21,7 @@ export const repeatProtectionOption: INodeProperties = {
 			name: 'Same Input, Same Request: Send Once',
 			value: 'input',
 			description:
-				'A retry of a failed or crashed execution in n8n, and any run with the same input item and the same request within 24 hours, return the first answer instead of sending again. A new event with other data sends.',
+				"Any run with the same input item and the same request within 24 hours (n8n's Retry of a failed execution, the editor, a webhook delivered again) returns the first answer for what went through instead of sending again; an item that was refused is tried anew. A new event with other data sends.",
 		},
 		{
 			name: 'Every Execution Sends',
