@@ -1,9 +1,9 @@
 /**
  * Chaos: a seeded run of 2,000 mixed operations (upserts, sends, variable sets, uploads, stage
  * moves) against a sandbox injecting 429s, 502s, 503s, resets (before and after the work), slow
- * answers past the timeout and malformed bodies. The sandbox's final state must equal that of a
- * fault-free run of the same operations: nothing duplicated, nothing lost; an item that failed
- * must have failed with a clear error and must not have been applied.
+ * answers past the timeout and malformed bodies. Every item is safe to repeat (a key, or
+ * idempotent by the API), so every item must succeed, and the sandbox's final state must equal
+ * that of a fault-free run of the same operations: nothing duplicated, nothing lost.
  */
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
@@ -14,9 +14,12 @@ import { startSandbox } from '../sandbox/server';
 import { DEMO } from '../sandbox/store';
 
 // Timing through real options, so that hundreds of injected faults fit in a test run: the
-// credential's Timeout (slow answers of 700 ms are lost at 400 ms), and the sandbox's 502 and 503
-// answers carry a short Retry-After, which the transport honours as any server's.
-const TIMEOUT_SECONDS = 0.4;
+// credential's Timeout, and the sandbox's 502 and 503 answers carry a short Retry-After, which the
+// transport honours as any server's. A slow answer comes four timeouts late, so it is always lost,
+// and an ordinary one (milliseconds on loopback) is never near the timeout, however loaded the
+// machine: nothing is raced.
+const TIMEOUT_SECONDS = 1;
+const SLOW_MS = 4 * TIMEOUT_SECONDS * 1000;
 
 interface Batch {
 	parameters: INodeParameters;
@@ -128,14 +131,13 @@ function normalized(sandbox: Sandbox) {
 	};
 }
 
-async function runPlan(sandbox: Sandbox, batches: Batch[], skip: Set<string> = new Set()) {
+async function runPlan(sandbox: Sandbox, batches: Batch[]) {
 	const apiKey = sandbox.mintKey();
 	const failed: Array<{ key: string; error: string }> = [];
 	for (const [b, batch] of batches.entries()) {
-		const items = batch.items.filter((_, i) => !skip.has(`${b}:${i}`));
 		const { items: out, error } = await runNode({
 			parameters: batch.parameters,
-			items,
+			items: batch.items,
 			credentials: { baseUrl: sandbox.url, apiKey, timeoutSeconds: TIMEOUT_SECONDS },
 			continueOnFail: true,
 			executionId: `chaos-${b}`,
@@ -144,10 +146,7 @@ async function runPlan(sandbox: Sandbox, batches: Batch[], skip: Set<string> = n
 		out.forEach((item) => {
 			if (!item.json.error) return;
 			const index = (item.pairedItem as { item: number }).item;
-			failed.push({
-				key: `${b}:${batch.items.indexOf(items[index])}`,
-				error: String(item.json.error),
-			});
+			failed.push({ key: `${b}:${index}`, error: String(item.json.error) });
 		});
 	}
 	return failed;
@@ -169,21 +168,22 @@ describe('chaos', () => {
 				p503: 0.02,
 				pReset: 0.03,
 				pSlow: 0.005,
-				slowMs: 700,
+				slowMs: SLOW_MS,
 				pMalformed: 0.02,
 			});
 			const failed = await runPlan(chaotic, batches);
 			chaotic.setChaos(null);
 			const faults = chaotic.requests().filter((r) => r.fault).length;
-			// Every item that failed did so with a clear, coded error.
-			for (const f of failed) expect(f.error).toMatch(/^[a-z_]+: /);
-			await runPlan(calm, batches, new Set(failed.map((f) => f.key)));
+			// No item lost to a fault: the transport's retries and the pacer outlast them all (the
+			// plan and the faults are seeded, and nothing is raced against a clock).
+			expect(failed).toEqual([]);
+			await runPlan(calm, batches);
 			const [a, b] = [normalized(chaotic), normalized(calm)];
 			expect(a.customers).toHaveLength(PHONES.length);
 			expect(a).toEqual(b);
 			expect(faults).toBeGreaterThan(300);
 			console.log(
-				`chaos: ${batches.reduce((n, x) => n + x.items.length, 0)} items, ${chaotic.requests().length} requests, ${faults} faults injected, ${failed.length} items failed cleanly`,
+				`chaos: ${batches.reduce((n, x) => n + x.items.length, 0)} items, ${chaotic.requests().length} requests, ${faults} faults injected, ${failed.length} items failed`,
 			);
 		} finally {
 			await chaotic.stop();
