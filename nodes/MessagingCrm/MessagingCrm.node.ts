@@ -8,15 +8,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { properties } from './actions/resources';
 import { router } from './actions/router';
-import {
-	getAgents,
-	getApprovedTemplates,
-	getCustomerMessengers,
-	getPipelines,
-	getStageCodes,
-	getStageIds,
-} from './methods/loadOptions';
-import { searchAgents, searchPipelines, searchPools } from './methods/listSearch';
+import { listSearch, loadOptions } from './methods';
 
 export class MessagingCrm implements INodeType {
 	description: INodeTypeDescription = {
@@ -39,17 +31,7 @@ export class MessagingCrm implements INodeType {
 		properties,
 	};
 
-	methods = {
-		loadOptions: {
-			getAgents,
-			getApprovedTemplates,
-			getCustomerMessengers,
-			getPipelines,
-			getStageCodes,
-			getStageIds,
-		},
-		listSearch: { searchAgents, searchPipelines, searchPools },
-	};
+	methods = { loadOptions, listSearch };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);

@@ -8,8 +8,8 @@ import type {
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { isUuid } from './helpers/validate';
-import { getAgents, getPipelines, getPools, getStageCodeList } from './methods/loadOptions';
-import { customerDeals, listPools } from './transport/endpoints';
+import { loadOptions } from './methods';
+import { customerDeals, listPools } from './shared/reads';
 import type { RateLimitReading } from './transport/rateLimit';
 import type { Emitted, TriggerState } from './trigger/state';
 import { parseCustomerIds, planReads, pollDeals, pollPools, requestBudget } from './trigger/state';
@@ -290,7 +290,7 @@ export class MessagingCrmTrigger implements INodeType {
 		],
 	};
 
-	methods = { loadOptions: { getAgents, getPipelines, getPools, getStageCodeList } };
+	methods = { loadOptions };
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		const settings = readSettings(this);

@@ -1,4 +1,4 @@
-import type { INodeListSearchResult, INodePropertyOptions } from 'n8n-workflow';
+import type { INodePropertyOptions } from 'n8n-workflow';
 
 import { callMethod, runNode } from '../harness/n8n';
 import type { Sandbox } from '../sandbox/server';
@@ -224,25 +224,6 @@ describe('Dropdowns and searches', () => {
 			credentials: creds(),
 		})) as INodePropertyOptions[];
 		expect(ids).toHaveLength(4);
-	});
-
-	it('searches agents and pipelines by name', async () => {
-		const agents = (await callMethod({
-			kind: 'listSearch',
-			method: 'searchAgents',
-			parameters: {},
-			credentials: creds(),
-			filter: 'sup',
-		})) as INodeListSearchResult;
-		expect(agents.results.map((r) => r.value)).toEqual([DEMO.supportBot]);
-		const pipelines = (await callMethod({
-			kind: 'listSearch',
-			method: 'searchPipelines',
-			parameters: {},
-			credentials: creds(),
-			filter: 'sales',
-		})) as INodeListSearchResult;
-		expect(pipelines.results.map((r) => r.name)).toEqual(['Chat Sales', 'Sales']);
 	});
 
 	it('shows the API error instead of an empty list when the key lacks the scope', async () => {

@@ -9,7 +9,8 @@ import { NodeOperationError } from 'n8n-workflow';
 import { asNodeError, errorItem } from './errors';
 import type { Grouping, Operation } from './node.type';
 import { operationOf } from './resources';
-import { answersFailure, failureAnswer, nothingMatched, runsAsTool } from './tool';
+import { runsAsTool } from '../helpers/tool';
+import { answersFailure, failureAnswer, nothingMatched } from './tool';
 
 function operationFor(ctx: IExecuteFunctions): Operation {
 	const resource = ctx.getNodeParameter('resource', 0) as string;

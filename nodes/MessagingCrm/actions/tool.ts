@@ -6,16 +6,9 @@ import type {
 	NodeOperationError,
 } from 'n8n-workflow';
 
+import { runsAsTool } from '../helpers/tool';
 import { errorItem } from './errors';
 import type { Operation } from './node.type';
-
-/**
- * Whether this run is a call from n8n's AI Agent: n8n derives a tool variant of the node
- * (`messagingCrmTool`) from `usableAsTool` and runs that type for the agent.
- */
-export function runsAsTool(ctx: IExecuteFunctions): boolean {
-	return ctx.getNode().type.endsWith('Tool');
-}
 
 /**
  * Whether a failure goes back to the agent as the tool's answer. n8n 2.x does this for a tool

@@ -111,12 +111,6 @@ export function dedupe(codes: string[]): { unique: string[]; duplicates: number 
 	return { unique, duplicates: codes.length - unique.length };
 }
 
-export function chunk<T>(list: T[], size: number): T[][] {
-	const out: T[][] = [];
-	for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
-	return out;
-}
-
 /** True when a buffer looks like text (no NUL bytes, valid UTF-8). */
 export function looksLikeText(buffer: Buffer): boolean {
 	if (buffer.includes(0)) return false;

@@ -21,3 +21,8 @@ export interface Pipeline {
 	is_default: boolean;
 	stages: Stage[];
 }
+
+/** A deal status that is won or lost; any other is active. */
+export function isClosed(status: unknown): boolean {
+	return status === 'won' || status === 'lost';
+}

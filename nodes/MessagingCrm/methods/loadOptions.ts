@@ -1,10 +1,10 @@
 import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 
-import { lookupQuery } from '../actions/common/customer';
-import { MESSENGER_TYPE_OPTIONS } from '../actions/common/messengers';
-import type { Agent } from '../helpers/types';
+import { lookupQuery } from '../shared/customer';
+import { MESSENGER_TYPE_OPTIONS } from '../shared/messengers';
 import { isUuid } from '../helpers/validate';
-import type { LookupQuery } from '../transport/endpoints';
+import { agentOption, byName, currentId, withNotSet } from './utils';
+import type { LookupQuery } from '../shared/reads';
 import {
 	customerMessengers,
 	listAgents,
@@ -12,45 +12,7 @@ import {
 	listPools,
 	listTemplates,
 	lookupCustomer,
-} from '../transport/endpoints';
-
-function byName(a: INodePropertyOptions, b: INodePropertyOptions): number {
-	return a.name.localeCompare(b.name);
-}
-
-/**
- * A first "(Not Set)" choice for optional dropdowns: without it, n8n flags the empty default as a
- * value missing from the list.
- */
-function withNotSet(options: INodePropertyOptions[]): INodePropertyOptions[] {
-	return [
-		{
-			name: '(Not Set)',
-			value: '',
-			description: "Leave empty: see the field's description for what that means",
-		},
-		...options,
-	];
-}
-
-/** Reads an ID parameter of the node being edited, whether a plain value or a resource locator. */
-export function currentId(ctx: ILoadOptionsFunctions, name: string): string | undefined {
-	const raw = ctx.getCurrentNodeParameter(name) as unknown;
-	const value =
-		typeof raw === 'object' && raw !== null && 'value' in raw
-			? (raw as { value: unknown }).value
-			: raw;
-	return isUuid(value) ? value : undefined;
-}
-
-export function agentOption(agent: Agent): INodePropertyOptions {
-	const messengers = agent.messengers?.length ? agent.messengers.join(', ') : 'no messengers';
-	return {
-		name: agent.is_active ? agent.name : `${agent.name} (inactive)`,
-		value: agent.id,
-		description: messengers,
-	};
-}
+} from '../shared/reads';
 
 export async function getAgents(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
 	return withNotSet((await listAgents(this)).map(agentOption).sort(byName));

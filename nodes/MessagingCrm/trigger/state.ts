@@ -5,6 +5,8 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { isClosed } from '../helpers/types';
+
 export const POOL_EVENTS = [
 	'poolLow',
 	'poolEmpty',
@@ -108,8 +110,6 @@ export function dealSnapshot(deal: IDataObject): DealSnapshot {
 		moved_at: typeof deal.moved_at === 'string' ? deal.moved_at : null,
 	};
 }
-
-const isClosed = (status: string) => status === 'won' || status === 'lost';
 
 export interface MoveFilter {
 	/** Only moves into these stage codes … */

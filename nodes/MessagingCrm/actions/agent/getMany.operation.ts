@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { listAgents } from '../../transport/endpoints';
-import { limitOf, returnAllOrLimit } from '../common/descriptions';
+import { listAgents } from '../../shared/reads';
+import { limitOf, returnAllOrLimit } from '../../shared/descriptions';
 import type { OperationOption } from '../node.type';
 
 const properties: INodeProperties[] = [

@@ -3,10 +3,10 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
-import { agentSelect } from '../common/descriptions';
-import { customerLocator, resolveCustomerId } from '../common/customer';
+import { agentSelect } from '../../shared/descriptions';
+import { customerLocator, resolveCustomerId } from '../../shared/customer';
 import type { OperationOption } from '../node.type';
-import { paths } from '../../transport/endpoints';
+import { paths } from '../../transport/paths';
 
 const properties: INodeProperties[] = [
 	customerLocator,

@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { MESSENGER_TYPE_OPTIONS } from '../common/messengers';
-import { lookupCustomer } from '../../transport/endpoints';
-import { lookupQuery } from '../common/customer';
+import { MESSENGER_TYPE_OPTIONS } from '../../shared/messengers';
+import { lookupCustomer } from '../../shared/reads';
+import { lookupQuery } from '../../shared/customer';
 import type { OperationOption } from '../node.type';
 
 const properties: INodeProperties[] = [

@@ -2,9 +2,9 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../transport/request';
-import { customerLocator, resolveCustomerId } from '../common/customer';
+import { customerLocator, resolveCustomerId } from '../../shared/customer';
 import type { OperationOption } from '../node.type';
-import { paths } from '../../transport/endpoints';
+import { paths } from '../../transport/paths';
 
 /** Its entry in the Operation dropdown. */
 export const option: OperationOption = {

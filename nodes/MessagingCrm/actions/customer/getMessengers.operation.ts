@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { customerLocator, resolveCustomerId } from '../common/customer';
+import { customerLocator, resolveCustomerId } from '../../shared/customer';
 import type { OperationOption } from '../node.type';
-import { customerMessengers } from '../../transport/endpoints';
+import { customerMessengers } from '../../shared/reads';
 
 const properties: INodeProperties[] = [
 	customerLocator,

@@ -4,9 +4,9 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { LIMITS, optionalText } from '../../helpers/bounds';
 import { invalidInput, uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
-import { customerLocator, customerRef, resolveRef } from '../common/customer';
+import { customerLocator, customerRef, resolveRef } from '../../shared/customer';
 import type { OperationOption } from '../node.type';
-import { paths } from '../../transport/endpoints';
+import { paths } from '../../transport/paths';
 
 const properties: INodeProperties[] = [
 	{ ...customerLocator, displayName: 'Winner (Card That Stays)' },

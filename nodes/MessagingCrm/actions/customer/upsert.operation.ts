@@ -4,19 +4,20 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { LIMITS, optionalEmail, optionalPhone, optionalText } from '../../helpers/bounds';
 import { invalidInput } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
-import { agentSelect, pipelineSelect, stageCodeSelect } from '../common/descriptions';
+import { agentSelect, pipelineSelect, stageCodeSelect } from '../../shared/descriptions';
 
 import {
 	customKey,
 	derivedKey,
 	idempotencyKeyOption,
 	repeatProtectionOption,
-} from '../common/idempotency';
-import { placementOf } from '../common/deal';
-import { MESSENGER_TYPE_OPTIONS } from '../common/messengers';
-import { readVariables, variablesEditor } from '../common/variables';
+} from '../../shared/idempotency';
+import { placementOf } from '../../shared/deal';
+import { MESSENGER_TYPE_OPTIONS } from '../../shared/messengers';
+import { readVariables, variablesEditor } from '../../shared/variables';
 import type { OperationOption } from '../node.type';
-import { chunkVariables, patchVariables, paths } from '../../transport/endpoints';
+import { paths } from '../../transport/paths';
+import { chunkVariables, patchVariables } from '../../shared/reads';
 
 const properties: INodeProperties[] = [
 	{
@@ -333,12 +334,12 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		derivedKey(this, itemIndex, {
 			protection: options.repeatProtection,
 			purpose: 'customer-upsert',
-			path: '/customers',
+			path: paths.customers(),
 			body,
 		});
 	const { body: customer } = await apiRequest<IDataObject>(this, {
 		method: 'POST',
-		path: '/customers',
+		path: paths.customers(),
 		body,
 		idempotencyKey: key,
 		scope: 'customers:write',

@@ -4,9 +4,9 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { LIMITS, optionalText } from '../../helpers/bounds';
 import { invalidInput } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
-import { dealSelector, resolveDealId } from '../common/deal';
+import { dealSelector, resolveDealId } from '../../shared/deal';
 import type { OperationOption } from '../node.type';
-import { paths } from '../../transport/endpoints';
+import { paths } from '../../transport/paths';
 
 const properties: INodeProperties[] = [
 	...dealSelector,

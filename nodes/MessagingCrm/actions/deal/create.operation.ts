@@ -3,12 +3,14 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { LIMITS, optionalText } from '../../helpers/bounds';
 import { apiRequest } from '../../transport/request';
-import { agentSelect, pipelineSelect, stageCodeSelect } from '../common/descriptions';
-import { customerLocator, resolveCustomerId } from '../common/customer';
-import { placementOf } from '../common/deal';
+import { agentSelect, pipelineSelect, stageCodeSelect } from '../../shared/descriptions';
+import { customerLocator, resolveCustomerId } from '../../shared/customer';
+import { placementOf } from '../../shared/deal';
 import { asNodeError } from '../errors';
 import type { OperationOption } from '../node.type';
-import { customerDeals, isClosed, paths } from '../../transport/endpoints';
+import { paths } from '../../transport/paths';
+import { isClosed } from '../../helpers/types';
+import { customerDeals } from '../../shared/reads';
 import { apiFailureOf } from '../../transport/errors';
 
 const properties: INodeProperties[] = [
@@ -102,7 +104,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		const { deals } = await customerDeals(this, customerId, { pipelineId, itemIndex });
 		const existing = deals.find(
 			(d) =>
-				!isClosed(d) && (failure.details.deal_id === undefined || d.id === failure.details.deal_id),
+				!isClosed(d.status) &&
+				(failure.details.deal_id === undefined || d.id === failure.details.deal_id),
 		);
 		if (!existing) throw asNodeError(this, error, itemIndex);
 		return [{ customer_id: customerId, ...existing, created: false }];

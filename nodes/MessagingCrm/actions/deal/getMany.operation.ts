@@ -2,10 +2,11 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { uuidParam } from '../../helpers/validate';
-import { limitOf, pipelineSelect, returnAllOrLimit } from '../common/descriptions';
-import { customerLocator, resolveCustomerId } from '../common/customer';
+import { limitOf, pipelineSelect, returnAllOrLimit } from '../../shared/descriptions';
+import { customerLocator, resolveCustomerId } from '../../shared/customer';
 import type { OperationOption } from '../node.type';
-import { customerDeals, isClosed } from '../../transport/endpoints';
+import { isClosed } from '../../helpers/types';
+import { customerDeals } from '../../shared/reads';
 
 const properties: INodeProperties[] = [
 	customerLocator,
@@ -56,7 +57,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const customerId = await resolveCustomerId(this, itemIndex);
 	const { deals: all } = await customerDeals(this, customerId, { pipelineId, itemIndex });
 	const deals = all.filter((d) =>
-		status === 'all' ? true : status === 'open' ? !isClosed(d) : d.status === status,
+		status === 'all' ? true : status === 'open' ? !isClosed(d.status) : d.status === status,
 	);
 	return deals.slice(0, limit).map((d) => ({ customer_id: customerId, ...d }));
 }

@@ -4,10 +4,10 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { LIMITS, optionalText } from '../../helpers/bounds';
 import { invalidInput, uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
-import { pipelineSelect, stageCodeSelect } from '../common/descriptions';
-import { customerLocator, resolveCustomerId } from '../common/customer';
+import { pipelineSelect, stageCodeSelect } from '../../shared/descriptions';
+import { customerLocator, resolveCustomerId } from '../../shared/customer';
 import type { OperationOption } from '../node.type';
-import { paths } from '../../transport/endpoints';
+import { paths } from '../../transport/paths';
 
 const properties: INodeProperties[] = [
 	customerLocator,

@@ -7,8 +7,8 @@ import { apiFailureOf } from '../../transport/errors';
 import { headerValue } from '../../transport/rateLimit';
 import type { ApiResponse } from '../../transport/request';
 import { apiRequest } from '../../transport/request';
-import { agentSelect } from '../common/descriptions';
-import { customerLocator, resolveCustomerId } from '../common/customer';
+import { agentSelect } from '../../shared/descriptions';
+import { customerLocator, resolveCustomerId } from '../../shared/customer';
 import {
 	customKey,
 	derivedKey,
@@ -16,11 +16,12 @@ import {
 	keysSentBy,
 	refusalLinkKey,
 	repeatProtectionOption,
-} from '../common/idempotency';
-import { readTemplate, templateFields } from '../common/template';
+} from '../../shared/idempotency';
+import { readTemplate, templateFields } from '../../shared/template';
 import { asNodeError } from '../errors';
 import type { OperationOption } from '../node.type';
-import { customerMessengers, paths } from '../../transport/endpoints';
+import { paths } from '../../transport/paths';
+import { customerMessengers } from '../../shared/reads';
 
 const MARKDOWN_HINT =
 	'Markdown, written once for every messenger. Parsed: **bold**, *italic*, ***bold italic***, ~~strikethrough~~, `inline code`, [label](https://example.com). Delivered literally: _underscore emphasis_, bullet lists, tables, > quotes, # headings. A marker must touch the text: "** bold**" is not bold.';

@@ -2,8 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { uuidParam } from '../../helpers/validate';
-import { listPipelines } from '../../transport/endpoints';
-import { agentSelect, limitOf, returnAllOrLimit } from '../common/descriptions';
+import { listPipelines } from '../../shared/reads';
+import { agentSelect, limitOf, returnAllOrLimit } from '../../shared/descriptions';
 import type { OperationOption } from '../node.type';
 
 const properties: INodeProperties[] = [

@@ -1,12 +1,13 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { chunk, dedupe, MAX_CODES_PER_UPLOAD } from '../../helpers/codes';
+import { dedupe, MAX_CODES_PER_UPLOAD } from '../../helpers/codes';
+import { chunk } from '../../helpers/lists';
 import { invalidInput } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
-import { codesOfItem } from '../common/codesInput';
-import { resolvePoolId } from '../common/pool';
+import { codesOfItem } from '../../shared/codesInput';
+import { resolvePoolId } from '../../shared/pool';
 import type { Grouping } from '../node.type';
-import { paths } from '../../transport/endpoints';
+import { paths } from '../../transport/paths';
 
 export type BulkKind = 'upload' | 'revoke';
 

@@ -3,7 +3,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { LIMITS, optionalText } from '../../helpers/bounds';
 import { invalidInput, segmentParam } from '../../helpers/validate';
-import { paths } from '../../transport/endpoints';
+import { paths } from '../../transport/paths';
 import { apiRequest } from '../../transport/request';
 import type { OperationOption } from '../node.type';
 

@@ -1,10 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { paths } from '../../transport/endpoints';
+import { paths } from '../../transport/paths';
 import { pagesByOffset } from '../../transport/paging';
-import { limitOf, returnAllOrLimit } from '../common/descriptions';
-import { poolLocator, resolvePoolId } from '../common/pool';
+import { limitOf, returnAllOrLimit } from '../../shared/descriptions';
+import { poolLocator, resolvePoolId } from '../../shared/pool';
 import type { OperationOption } from '../node.type';
 
 export const PAGE_SIZE = 500;

@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { codesInput } from '../common/codesInput';
-import { poolLocator } from '../common/pool';
+import { codesInput } from '../../shared/codesInput';
+import { poolLocator } from '../../shared/pool';
 import { bulkForItem, bulkGrouping } from './bulk';
 import type { OperationOption } from '../node.type';
 

@@ -3,9 +3,9 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { invalidInput } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
-import { poolLocator, resolvePoolId } from '../common/pool';
+import { poolLocator, resolvePoolId } from '../../shared/pool';
 import type { OperationOption } from '../node.type';
-import { paths } from '../../transport/endpoints';
+import { paths } from '../../transport/paths';
 
 const properties: INodeProperties[] = [
 	poolLocator,

@@ -2,10 +2,11 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { jsonParse, updateDisplayOptions } from 'n8n-workflow';
 
 import { invalidInput, uuidParam } from '../../helpers/validate';
-import { listTemplates } from '../../transport/endpoints';
+import { listTemplates } from '../../shared/reads';
 import { apiFailureOf } from '../../transport/errors';
+import { paths } from '../../transport/paths';
 import { apiRequest } from '../../transport/request';
-import { agentSelect } from '../common/descriptions';
+import { agentSelect } from '../../shared/descriptions';
 import { asNodeError } from '../errors';
 import type { OperationOption } from '../node.type';
 
@@ -259,7 +260,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	try {
 		({ body } = await apiRequest<unknown>(this, {
 			method: 'POST',
-			path: '/bizchat/templates',
+			path: paths.templates(),
 			query: { agent_id: agentId },
 			body: {
 				name,

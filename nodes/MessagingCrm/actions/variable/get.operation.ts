@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../transport/request';
-import { variablesItem } from '../common/variables';
+import { variablesItem } from '../../shared/variables';
 import { targetProperties, variablesPath } from './target';
 import type { OperationOption } from '../node.type';
 

@@ -2,8 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { invalidInput } from '../../helpers/validate';
-import { chunkVariables, patchVariables } from '../../transport/endpoints';
-import { readVariables, variablesEditor, variablesItem } from '../common/variables';
+import { chunkVariables, patchVariables } from '../../shared/reads';
+import { readVariables, variablesEditor, variablesItem } from '../../shared/variables';
 import { targetProperties, variablesPath } from './target';
 import type { OperationOption } from '../node.type';
 

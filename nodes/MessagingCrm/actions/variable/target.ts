@@ -1,8 +1,8 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { customerLocator, resolveCustomerId } from '../common/customer';
-import { dealSelector, resolveDealId } from '../common/deal';
-import { paths } from '../../transport/endpoints';
+import { customerLocator, resolveCustomerId } from '../../shared/customer';
+import { dealSelector, resolveDealId } from '../../shared/deal';
+import { paths } from '../../transport/paths';
 
 /** Whose variables: a customer's or a deal's. */
 export const targetProperties: INodeProperties[] = [

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { invalidInput } from '../../helpers/validate';
+import { invalidInput } from '../helpers/validate';
 
 /** The fields that pick and fill a business-chat template; `prefix` keeps follow-up fields apart. */
 export function templateFields(prefix: string, show: IDataObject): INodeProperties[] {

@@ -1,27 +1,15 @@
 /**
- * The API's paths and the reads (and the one chunked write) that actions, the trigger and the
- * dropdowns share: each written once here, so they ask the API the same way everywhere.
+ * The reads (and the one chunked write) that actions, the trigger and the dropdowns share: each
+ * written once here, so they ask the API the same way everywhere.
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { chunk } from '../helpers/lists';
 import type { Agent, Pipeline } from '../helpers/types';
-import { pathSegment } from '../helpers/url';
-import type { RateLimitReading } from './rateLimit';
-import type { ApiContext } from './request';
-import { apiRequest } from './request';
-
-/** Paths relative to the base URL; every value is one encoded segment that cannot bend the path. */
-export const paths = {
-	customer: (id: string, suffix = '') => `/customers/${pathSegment(id)}${suffix}`,
-	deal: (id: string, suffix = '') => `/deals/${pathSegment(id)}${suffix}`,
-	pool: (id: string, suffix = '') => `/promo-pools/${pathSegment(id)}${suffix}`,
-	promoCode: (code: string) => `/promo-codes/${pathSegment(code)}`,
-};
-
-/** A deal that is won or lost; any other status is active. */
-export function isClosed(deal: IDataObject): boolean {
-	return deal.status === 'won' || deal.status === 'lost';
-}
+import { paths } from '../transport/paths';
+import type { RateLimitReading } from '../transport/rateLimit';
+import type { ApiContext } from '../transport/request';
+import { apiRequest } from '../transport/request';
 
 /** How the lookup names a customer: exactly one of phone, email or a messenger identity. */
 export type LookupQuery =
@@ -35,7 +23,7 @@ export async function lookupCustomer(
 ): Promise<IDataObject | null> {
 	const { status, body } = await apiRequest<IDataObject>(ctx, {
 		method: 'GET',
-		path: '/customers/lookup',
+		path: paths.customerLookup(),
 		query: query as unknown as IDataObject,
 		scope: 'customers:read',
 		acceptStatus: [404],
@@ -48,7 +36,7 @@ export async function lookupCustomer(
 export async function listAgents(ctx: ApiContext, itemIndex?: number): Promise<Agent[]> {
 	const { body } = await apiRequest<Agent[]>(ctx, {
 		method: 'GET',
-		path: '/agents',
+		path: paths.agents(),
 		scope: 'agents:read',
 		itemIndex,
 	});
@@ -62,7 +50,7 @@ export async function listPipelines(
 ): Promise<Pipeline[]> {
 	const { body } = await apiRequest<Pipeline[]>(ctx, {
 		method: 'GET',
-		path: '/pipelines',
+		path: paths.pipelines(),
 		query: { agent_id: options.agentId || undefined },
 		scope: 'pipelines:read',
 		itemIndex: options.itemIndex,
@@ -77,7 +65,7 @@ export async function listPools(
 ): Promise<{ pools: IDataObject[]; rateLimit: RateLimitReading }> {
 	const { body, rateLimit } = await apiRequest<{ pools?: IDataObject[] }>(ctx, {
 		method: 'GET',
-		path: '/promo-pools',
+		path: paths.pools(),
 		query: { agent_id: options.agentId || undefined },
 		scope: 'promo:read',
 		itemIndex: options.itemIndex,
@@ -108,7 +96,7 @@ export async function listTemplates(
 ): Promise<IDataObject[]> {
 	const { body } = await apiRequest<{ templates?: IDataObject[] }>(ctx, {
 		method: 'GET',
-		path: '/bizchat/templates',
+		path: paths.templates(),
 		query: { agent_id: options.agentId || undefined },
 		scope: ['messages:template', 'agents:read'],
 		itemIndex: options.itemIndex,
@@ -136,12 +124,9 @@ export const MAX_VARIABLES_PER_CALL = 50;
 
 /** Splits a variables map into requests of at most 50, in order. */
 export function chunkVariables(variables: IDataObject): IDataObject[] {
-	const entries = Object.entries(variables);
-	const chunks: IDataObject[] = [];
-	for (let i = 0; i < entries.length; i += MAX_VARIABLES_PER_CALL) {
-		chunks.push(Object.fromEntries(entries.slice(i, i + MAX_VARIABLES_PER_CALL)));
-	}
-	return chunks;
+	return chunk(Object.entries(variables), MAX_VARIABLES_PER_CALL).map(
+		(entries) => Object.fromEntries(entries) as IDataObject,
+	);
 }
 
 /**

@@ -4,7 +4,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { UUID_PATTERN, uuidParam } from '../../helpers/validate';
+import { UUID_PATTERN, uuidParam } from '../helpers/validate';
 
 /** A promo pool: picked from the company's pools (title, remaining/total), or by ID. */
 export const poolLocator: INodeProperties = {

@@ -1,6 +1,6 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { invalidInput } from '../../helpers/validate';
+import { invalidInput } from '../helpers/validate';
 
 /** "Return All" and "Limit", for list operations. */
 export const returnAllOrLimit: INodeProperties[] = [
@@ -73,7 +73,3 @@ export const stageCodeSelect = (overrides: Partial<INodeProperties> = {}): INode
 		'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
 	...overrides,
 });
-
-export function asObjects(value: unknown): IDataObject[] {
-	return Array.isArray(value) ? (value as IDataObject[]) : [];
-}

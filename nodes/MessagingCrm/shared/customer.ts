@@ -5,11 +5,11 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { optionalEmail, optionalPhone } from '../../helpers/bounds';
-import type { NodeContext } from '../../helpers/validate';
-import { invalidInput, isUuid, UUID_PATTERN } from '../../helpers/validate';
-import type { LookupQuery } from '../../transport/endpoints';
-import { lookupCustomer } from '../../transport/endpoints';
+import { optionalEmail, optionalPhone } from '../helpers/bounds';
+import type { NodeContext } from '../helpers/validate';
+import { invalidInput, isUuid, UUID_PATTERN } from '../helpers/validate';
+import type { LookupQuery } from './reads';
+import { lookupCustomer } from './reads';
 
 /** The customer of a customer-scoped operation: by ID, or found by phone, email or messenger. */
 export const customerLocator: INodeProperties = {

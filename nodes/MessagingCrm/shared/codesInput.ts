@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { codesFromCsv, codesFromText, codesFromValue, looksLikeText } from '../../helpers/codes';
-import { invalidInput } from '../../helpers/validate';
+import { codesFromCsv, codesFromText, codesFromValue, looksLikeText } from '../helpers/codes';
+import { invalidInput } from '../helpers/validate';
 
 /** Where the codes of an upload or a revoke come from. */
 export function codesInput(verb: string): INodeProperties[] {

@@ -1,9 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { LIMITS, optionalText } from '../../helpers/bounds';
-import { uuidParam } from '../../helpers/validate';
-import { customerDeals, isClosed } from '../../transport/endpoints';
+import { LIMITS, optionalText } from '../helpers/bounds';
+import { uuidParam } from '../helpers/validate';
+import { isClosed } from '../helpers/types';
+import { customerDeals } from './reads';
 import { pipelineSelect } from './descriptions';
 import { customerLocator, resolveCustomerId } from './customer';
 
@@ -60,7 +61,7 @@ export async function resolveDealId(ctx: IExecuteFunctions, itemIndex: number): 
 	) as string;
 	const customerId = await resolveCustomerId(ctx, itemIndex);
 	const { deals } = await customerDeals(ctx, customerId, { pipelineId, itemIndex });
-	const active = deals.find((d) => !isClosed(d));
+	const active = deals.find((d) => !isClosed(d.status));
 	if (!active || typeof active.id !== 'string') {
 		throw new NodeOperationError(
 			ctx.getNode(),

@@ -1,8 +1,8 @@
 import { createHash } from 'crypto';
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { invalidInput } from '../../helpers/validate';
-import { runsAsTool } from '../tool';
+import { invalidInput } from '../helpers/validate';
+import { runsAsTool } from '../helpers/tool';
 
 /**
  * How the default Idempotency-Key is made. `input` (the default): from the workflow, the node,

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { jsonParse } from 'n8n-workflow';
 
-import { invalidInput } from '../../helpers/validate';
+import { invalidInput } from '../helpers/validate';
 
 export const VARIABLE_TYPES = [
 	'text',
