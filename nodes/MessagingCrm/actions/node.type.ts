@@ -1,9 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-/** An operation's entry in its resource's Operation dropdown. */
+/**
+ * An operation's entry in its resource's Operation dropdown. Its value is the operation's key in
+ * its resource file (`export * as <key>`): the registry stamps it, and the fields' display options.
+ */
 export interface OperationOption {
 	name: string;
-	value: string;
 	/** The line n8n shows in the node picker and the AI tool list. */
 	action: string;
 	/** What it does, the identifier forms it takes and the scope it needs. */
@@ -31,6 +33,7 @@ export interface Grouping<Part = unknown> {
 /** One operation module: its dropdown entry, its fields, and what it does for one input item. */
 export interface Operation {
 	option: OperationOption;
+	/** Its fields, as they are: the registry shows them for this resource and operation only. */
 	description: INodeProperties[];
 	execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]>;
 	/** Declared when the operation can take several items as one group. */

@@ -1,4 +1,5 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import * as agent from './agent/Agent.resource';
 import * as conversation from './conversation/Conversation.resource';
@@ -61,8 +62,8 @@ export function operationKeys(): string[] {
 
 function operationSelector(resource: string, definition: ResourceDefinition): INodeProperties {
 	const { defaultOperation } = definition;
-	const options = Object.values(definition.operations)
-		.map(({ option }) => ({ ...option }))
+	const options = Object.entries(definition.operations)
+		.map(([value, { option }]) => ({ ...option, value }))
 		.sort(byName);
 	return {
 		displayName: 'Operation',
@@ -106,7 +107,12 @@ export const properties: INodeProperties[] = [
 	...Object.entries(resources as Record<string, ResourceDefinition>).flatMap(
 		([resource, definition]) => [
 			operationSelector(resource, definition),
-			...Object.values(definition.operations).flatMap((operation) => operation.description),
+			...Object.entries(definition.operations).flatMap(([operation, { description }]) =>
+				updateDisplayOptions(
+					{ show: { resource: [resource], operation: [operation] } },
+					description,
+				),
+			),
 		],
 	),
 ];

@@ -1,5 +1,4 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { listAgents } from '../../shared/reads';
 import { limitOf, returnAllOrLimit } from '../../shared/descriptions';
@@ -36,15 +35,11 @@ const properties: INodeProperties[] = [
 /** Its entry in the Operation dropdown. */
 export const option: OperationOption = {
 	name: 'Get Many',
-	value: 'getMany',
 	action: 'Get many agents',
 	description: "List the company's agents and their messengers. Scope: agents:read.",
 };
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['agent'], operation: ['getMany'] } },
-	properties,
-);
+export const description: INodeProperties[] = properties;
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const limit = limitOf(this, itemIndex);

@@ -1,5 +1,4 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
@@ -19,16 +18,12 @@ const properties: INodeProperties[] = [
 /** Its entry in the Operation dropdown. */
 export const option: OperationOption = {
 	name: 'Open',
-	value: 'open',
 	action: 'Open a conversation',
 	description:
 		'Open a dialog with a customer on an agent without messaging them, or get the open one. Scope: customers:write.',
 };
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['conversation'], operation: ['open'] } },
-	properties,
-);
+export const description: INodeProperties[] = properties;
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const agentId = uuidParam(

@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { MESSENGER_TYPE_OPTIONS } from '../../shared/messengers';
 import { lookupCustomer } from '../../shared/reads';
@@ -75,16 +75,12 @@ const properties: INodeProperties[] = [
 /** Its entry in the Operation dropdown. */
 export const option: OperationOption = {
 	name: 'Find',
-	value: 'find',
 	action: 'Find a customer',
 	description:
 		'Look a customer up by phone, email or messenger identity (messenger type and ID). No match gives no item, or fails the item with Fail If Not Found. Scope: customers:read.',
 };
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['customer'], operation: ['find'] } },
-	properties,
-);
+export const description: INodeProperties[] = properties;
 
 /** Reads: several items at once. */
 export const concurrency = 8;

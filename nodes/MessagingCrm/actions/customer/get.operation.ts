@@ -1,5 +1,4 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { apiRequest } from '../../transport/request';
 import { customerLocator, resolveCustomerId } from '../../shared/customer';
@@ -9,16 +8,12 @@ import { paths } from '../../transport/paths';
 /** Its entry in the Operation dropdown. */
 export const option: OperationOption = {
 	name: 'Get',
-	value: 'get',
 	action: 'Get a customer',
 	description:
 		'Get a customer by ID, phone, email or messenger identity, with their current stage, messengers and deal. Scope: customers:read.',
 };
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['customer'], operation: ['get'] } },
-	[customerLocator],
-);
+export const description: INodeProperties[] = [customerLocator];
 
 /** Reads: several items at once. */
 export const concurrency = 8;

@@ -1,5 +1,4 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { customerLocator, resolveCustomerId } from '../../shared/customer';
 import type { OperationOption } from '../node.type';
@@ -22,16 +21,12 @@ const properties: INodeProperties[] = [
 /** Its entry in the Operation dropdown. */
 export const option: OperationOption = {
 	name: 'Get Messengers',
-	value: 'getMessengers',
 	action: 'Get the messengers of a customer',
 	description:
 		"List the customer's messengers, each with can_send_freeform (whether free-form text is allowed right now) and when its 24-hour window closes. Scope: customers:read.",
 };
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['customer'], operation: ['getMessengers'] } },
-	properties,
-);
+export const description: INodeProperties[] = properties;
 
 /** Reads: several items at once. */
 export const concurrency = 8;

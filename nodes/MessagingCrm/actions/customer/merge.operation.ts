@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { LIMITS, optionalText } from '../../helpers/bounds';
 import { invalidInput, uuidParam } from '../../helpers/validate';
@@ -67,15 +67,11 @@ const properties: INodeProperties[] = [
 /** Its entry in the Operation dropdown. */
 export const option: OperationOption = {
 	name: 'Merge',
-	value: 'merge',
 	action: 'Merge two customers',
 	description: 'Merge a donor card into a winner card; safe to repeat. Scope: customers:write.',
 };
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['customer'], operation: ['merge'] } },
-	properties,
-);
+export const description: INodeProperties[] = properties;
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;

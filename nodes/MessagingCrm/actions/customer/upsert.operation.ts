@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { LIMITS, optionalEmail, optionalPhone, optionalText } from '../../helpers/bounds';
 import { invalidInput } from '../../helpers/validate';
@@ -191,15 +191,11 @@ const properties: INodeProperties[] = [
 /** Its entry in the Operation dropdown. */
 export const option: OperationOption = {
 	name: 'Create or Update',
-	value: 'upsert',
 	action: 'Create or update a customer',
 	description: 'Create a new record, or update the current one if it already exists (upsert)',
 };
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['customer'], operation: ['upsert'] } },
-	properties,
-);
+export const description: INodeProperties[] = properties;
 
 type MessengerRow = { type?: string; id?: string | number; username?: string };
 

@@ -1,5 +1,4 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { LIMITS, optionalText } from '../../helpers/bounds';
 import { invalidInput } from '../../helpers/validate';
@@ -32,15 +31,11 @@ const properties: INodeProperties[] = [
 /** Its entry in the Operation dropdown. */
 export const option: OperationOption = {
 	name: 'Close',
-	value: 'close',
 	action: 'Close a deal',
 	description: 'Close a deal as won or lost. Scope: customers:write.',
 };
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['deal'], operation: ['close'] } },
-	properties,
-);
+export const description: INodeProperties[] = properties;
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const body: IDataObject = {

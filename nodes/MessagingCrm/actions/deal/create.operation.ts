@@ -1,5 +1,4 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { LIMITS, optionalText } from '../../helpers/bounds';
 import { apiRequest } from '../../transport/request';
@@ -61,15 +60,11 @@ const properties: INodeProperties[] = [
 /** Its entry in the Operation dropdown. */
 export const option: OperationOption = {
 	name: 'Create',
-	value: 'create',
 	action: 'Create a deal',
 	description: 'Create a deal at a pipeline and stage. Scope: customers:write.',
 };
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['deal'], operation: ['create'] } },
-	properties,
-);
+export const description: INodeProperties[] = properties;
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const body: IDataObject = {

@@ -1,5 +1,4 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { uuidParam } from '../../helpers/validate';
 import { limitOf, pipelineSelect, returnAllOrLimit } from '../../shared/descriptions';
@@ -34,15 +33,11 @@ const properties: INodeProperties[] = [
 /** Its entry in the Operation dropdown. */
 export const option: OperationOption = {
 	name: 'Get Many',
-	value: 'getMany',
 	action: 'Get many deals',
 	description: "List a customer's deals, closed ones included. Scope: customers:read.",
 };
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['deal'], operation: ['getMany'] } },
-	properties,
-);
+export const description: INodeProperties[] = properties;
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const limit = limitOf(this, itemIndex);

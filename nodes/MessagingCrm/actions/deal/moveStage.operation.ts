@@ -1,5 +1,4 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { LIMITS, optionalText } from '../../helpers/bounds';
 import { invalidInput, uuidParam } from '../../helpers/validate';
@@ -55,16 +54,12 @@ const properties: INodeProperties[] = [
 /** Its entry in the Operation dropdown. */
 export const option: OperationOption = {
 	name: 'Move to Stage',
-	value: 'moveStage',
 	action: 'Move a deal to a stage',
 	description:
 		"Move the customer's deal to another stage of its pipeline, by stage code or ID; a stage of another pipeline is refused. Scope: customers:write.",
 };
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['deal'], operation: ['moveStage'] } },
-	properties,
-);
+export const description: INodeProperties[] = properties;
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const body: IDataObject = {

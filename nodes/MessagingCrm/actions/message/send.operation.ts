@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { invalidInput, uuidParam } from '../../helpers/validate';
 import type { ApiFailure } from '../../transport/errors';
@@ -147,16 +147,12 @@ const properties: INodeProperties[] = [
 /** Its entry in the Operation dropdown. */
 export const option: OperationOption = {
 	name: 'Send',
-	value: 'send',
 	action: 'Send a message',
 	description:
 		"Send text or a business-chat template to a customer's messenger, exactly once. A refusal (blocked, window closed …) fails the item with its code and what to do next. Scope: messages:send (text) or messages:template (template).",
 };
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['message'], operation: ['send'] } },
-	properties,
-);
+export const description: INodeProperties[] = properties;
 
 /** The messenger's final refusals: stored by the API under the Idempotency-Key, nothing delivered. */
 const FINAL_REFUSALS = new Set([

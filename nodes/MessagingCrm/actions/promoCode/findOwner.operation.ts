@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { LIMITS, optionalText } from '../../helpers/bounds';
 import { invalidInput, segmentParam } from '../../helpers/validate';
@@ -39,15 +39,11 @@ const properties: INodeProperties[] = [
 /** Its entry in the Operation dropdown. */
 export const option: OperationOption = {
 	name: 'Find Owner',
-	value: 'findOwner',
 	action: 'Find the owner of a promo code',
 	description: 'Find the customer a code was issued to, in any pool. Scope: promo:read.',
 };
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['promoCode'], operation: ['findOwner'] } },
-	properties,
-);
+export const description: INodeProperties[] = properties;
 
 /** Reads: several items at once. */
 export const concurrency = 8;

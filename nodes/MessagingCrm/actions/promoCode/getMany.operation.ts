@@ -1,5 +1,4 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { paths } from '../../transport/paths';
 import { pagesByOffset } from '../../transport/paging';
@@ -40,15 +39,11 @@ const properties: INodeProperties[] = [
 /** Its entry in the Operation dropdown. */
 export const option: OperationOption = {
 	name: 'Get Many',
-	value: 'getMany',
 	action: 'Get many promo codes',
 	description: "List a pool's codes in queue order. Scope: promo:read.",
 };
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['promoCode'], operation: ['getMany'] } },
-	properties,
-);
+export const description: INodeProperties[] = properties;
 
 /** Pages of 500 by offset until a short page (or the limit), each code an item as it arrives. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {

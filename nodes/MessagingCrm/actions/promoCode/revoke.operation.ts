@@ -1,5 +1,4 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { codesInput } from '../../shared/codesInput';
 import { poolLocator } from '../../shared/pool';
@@ -9,15 +8,11 @@ import type { OperationOption } from '../node.type';
 /** Its entry in the Operation dropdown. */
 export const option: OperationOption = {
 	name: 'Revoke',
-	value: 'revoke',
 	action: 'Revoke promo codes',
 	description: 'Take codes out of circulation, any number, safe to repeat. Scope: promo:write.',
 };
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['promoCode'], operation: ['revoke'] } },
-	[poolLocator, ...codesInput('revoke')],
-);
+export const description: INodeProperties[] = [poolLocator, ...codesInput('revoke')];
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	return await bulkForItem(this, itemIndex, 'revoke');

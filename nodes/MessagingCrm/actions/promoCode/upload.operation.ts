@@ -1,5 +1,4 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { codesInput } from '../../shared/codesInput';
 import { poolLocator } from '../../shared/pool';
@@ -9,16 +8,12 @@ import type { OperationOption } from '../node.type';
 /** Its entry in the Operation dropdown. */
 export const option: OperationOption = {
 	name: 'Upload',
-	value: 'upload',
 	action: 'Upload promo codes',
 	description:
 		"Add codes to the end of a pool's queue, any number, safe to repeat. Scope: promo:write.",
 };
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['promoCode'], operation: ['upload'] } },
-	[poolLocator, ...codesInput('upload')],
-);
+export const description: INodeProperties[] = [poolLocator, ...codesInput('upload')];
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	return await bulkForItem(this, itemIndex, 'upload');

@@ -1,5 +1,4 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { apiRequest } from '../../transport/request';
 import { poolLocator, resolvePoolId } from '../../shared/pool';
@@ -9,15 +8,11 @@ import { paths } from '../../transport/paths';
 /** Its entry in the Operation dropdown. */
 export const option: OperationOption = {
 	name: 'Get',
-	value: 'get',
 	action: 'Get a promo pool',
 	description: 'Get a pool with its counters and threshold. Scope: promo:read.',
 };
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['promoPool'], operation: ['get'] } },
-	[poolLocator],
-);
+export const description: INodeProperties[] = [poolLocator];
 
 /** Reads: several items at once. */
 export const concurrency = 8;

@@ -1,5 +1,4 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { uuidParam } from '../../helpers/validate';
 import { listPools } from '../../shared/reads';
@@ -17,15 +16,11 @@ const properties: INodeProperties[] = [
 /** Its entry in the Operation dropdown. */
 export const option: OperationOption = {
 	name: 'Get Many',
-	value: 'getMany',
 	action: 'Get many promo pools',
 	description: "List the company's promo pools. Scope: promo:read.",
 };
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['promoPool'], operation: ['getMany'] } },
-	properties,
-);
+export const description: INodeProperties[] = properties;
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const limit = limitOf(this, itemIndex);

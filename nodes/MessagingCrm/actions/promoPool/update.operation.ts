@@ -1,5 +1,4 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { invalidInput } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
@@ -65,15 +64,11 @@ const properties: INodeProperties[] = [
 /** Its entry in the Operation dropdown. */
 export const option: OperationOption = {
 	name: 'Update',
-	value: 'update',
 	action: 'Update a promo pool',
 	description: "Change a pool's settings; only the fields set are sent. Scope: promo:write.",
 };
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['promoPool'], operation: ['update'] } },
-	properties,
-);
+export const description: INodeProperties[] = properties;
 
 const FIELDS: Record<
 	string,

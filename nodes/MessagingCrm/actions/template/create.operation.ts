@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { jsonParse, updateDisplayOptions } from 'n8n-workflow';
+import { jsonParse } from 'n8n-workflow';
 
 import { invalidInput, uuidParam } from '../../helpers/validate';
 import { listTemplates } from '../../shared/reads';
@@ -155,16 +155,12 @@ const properties: INodeProperties[] = [
 /** Its entry in the Operation dropdown. */
 export const option: OperationOption = {
 	name: 'Create',
-	value: 'create',
 	action: 'Create a template',
 	description:
 		'Submit a business-chat template for moderation (it starts PENDING). Scope: templates:manage.',
 };
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['template'], operation: ['create'] } },
-	properties,
-);
+export const description: INodeProperties[] = properties;
 
 function components(ctx: IExecuteFunctions, itemIndex: number): IDataObject[] {
 	const node = ctx.getNode();

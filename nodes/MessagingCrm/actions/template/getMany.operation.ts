@@ -1,5 +1,4 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { uuidParam } from '../../helpers/validate';
 import { listTemplates } from '../../shared/reads';
@@ -29,16 +28,12 @@ const properties: INodeProperties[] = [
 /** Its entry in the Operation dropdown. */
 export const option: OperationOption = {
 	name: 'Get Many',
-	value: 'getMany',
 	action: 'Get many templates',
 	description:
 		'List business-chat templates with their status. Scope: messages:template or agents:read.',
 };
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['template'], operation: ['getMany'] } },
-	properties,
-);
+export const description: INodeProperties[] = properties;
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const limit = limitOf(this, itemIndex);

@@ -1,5 +1,4 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../transport/request';
 import { variablesItem } from '../../shared/variables';
@@ -31,15 +30,11 @@ const properties: INodeProperties[] = [
 /** Its entry in the Operation dropdown. */
 export const option: OperationOption = {
 	name: 'Get',
-	value: 'get',
 	action: 'Get variables',
 	description: 'Read every variable of a customer or a deal. Scope: customers:read.',
 };
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['variable'], operation: ['get'] } },
-	properties,
-);
+export const description: INodeProperties[] = properties;
 
 /** Reads: several items at once. */
 export const concurrency = 8;

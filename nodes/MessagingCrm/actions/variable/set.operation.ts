@@ -1,5 +1,4 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { invalidInput } from '../../helpers/validate';
 import { chunkVariables, patchVariables } from '../../shared/reads';
@@ -12,16 +11,12 @@ const properties: INodeProperties[] = [...targetProperties, ...variablesEditor(f
 /** Its entry in the Operation dropdown. */
 export const option: OperationOption = {
 	name: 'Set',
-	value: 'set',
 	action: 'Set variables',
 	description:
 		'Write, append to, clear or delete variables of a customer or a deal. Scope: customers:write.',
 };
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['variable'], operation: ['set'] } },
-	properties,
-);
+export const description: INodeProperties[] = properties;
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const variables = readVariables(this, itemIndex) ?? {};
