@@ -141,7 +141,7 @@ function row(...cells: Array<string | number>) {
 	rows.push(cells.map(String));
 }
 
-/** Every benchmark runs this many times (BENCH_RUNS, at least 3 for the README's figures). */
+/** Every benchmark runs this many times (BENCH_RUNS, at least 3 for the figures of docs/benchmarks.md). */
 const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 3));
 
 interface Spread {

@@ -1,7 +1,7 @@
 /**
  * A running n8n (`n8n start`) with the package installed: an active trigger workflow fires once
  * for a change made in the sandbox, and the editor, in headless Chromium, shows the node with its
- * dropdowns filled from the sandbox and the AI agent example with its tools. Screenshots go to test/e2e/screenshots/ for the README.
+ * dropdowns filled from the sandbox and the AI agent example with its tools. Screenshots go to test/e2e/screenshots/ for the README and docs/.
  */
 import { appendFileSync, existsSync, mkdirSync } from 'fs';
 import { tmpdir } from 'os';

@@ -1,7 +1,7 @@
 /**
  * The pacer against servers whose clocks and counters disagree with ours, and against many
  * clients of one key: a model in simulated time (test/harness/rateModel.ts), no wall clock.
- * Each block is one promise of the README's "Rate limit" section.
+ * Each block is one promise of docs/retries-and-rate-limit.md (the rate limit).
  */
 import type { ResetForm, ServerModel } from '../harness/rateModel';
 import { perWindow, runModel } from '../harness/rateModel';
