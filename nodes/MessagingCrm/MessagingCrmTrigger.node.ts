@@ -9,6 +9,7 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { isUuid } from './helpers/validate';
 import { loadOptions } from './methods';
+import { agentSelect, pipelineSelect } from './shared/descriptions';
 import { customerDeals, listPools } from './shared/reads';
 import type { RateLimitReading } from './transport/rateLimit';
 import type { Emitted, TriggerState } from './trigger/state';
@@ -201,16 +202,11 @@ export class MessagingCrmTrigger implements INodeType {
 					{ name: 'Pool Restocked', value: 'poolRestocked', description: 'Remaining rose' },
 				],
 			},
-			{
-				displayName: 'Agent Name or ID',
-				name: 'agentId',
-				type: 'options',
-				typeOptions: { loadOptionsMethod: 'getAgents' },
-				default: '',
+			agentSelect({
 				displayOptions: { show: { watch: ['pools'] } },
 				description:
 					'Only this agent\'s pools; empty for all. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-			},
+			}),
 			{
 				displayName: 'Pool Names or IDs',
 				name: 'poolIds',
@@ -246,16 +242,12 @@ export class MessagingCrmTrigger implements INodeType {
 				placeholder: 'One ID per line, or an expression giving a list',
 				hint: 'The API has no company-wide deal list, so the deals of these customers are read one request each. When they do not fit the request budget of one poll, they are read in rotation: every customer at least once every ⌈customers ÷ budget⌉ polls (the budget is the share of the rate limit set below, 60 requests at 120 per minute and 50%).',
 			},
-			{
+			pipelineSelect({
 				displayName: 'Only Moves Into Pipeline Name or ID',
-				name: 'pipelineId',
-				type: 'options',
-				typeOptions: { loadOptionsMethod: 'getPipelines' },
-				default: '',
 				displayOptions: { show: { watch: ['deals'] } },
 				description:
 					'Report moves only within this pipeline; empty for any. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-			},
+			}),
 			{
 				displayName: 'Only Moves Into Stage Names or IDs',
 				name: 'stageCodes',

@@ -36,7 +36,6 @@ export const dealSelector: INodeProperties[] = [
 	pipelineSelect({
 		description:
 			'The pipeline whose active deal is meant. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-		typeOptions: { loadOptionsMethod: 'getPipelines' },
 		required: true,
 		displayOptions: { show: { dealBy: ['customer'] } },
 	}),

@@ -50,12 +50,20 @@ export const agentSelect = (overrides: Partial<INodeProperties> = {}): INodeProp
 	...overrides,
 });
 
-/** A pipeline dropdown, limited to the agent picked in the same node when there is one. */
-export const pipelineSelect = (overrides: Partial<INodeProperties> = {}): INodeProperties => ({
+/**
+ * A pipeline dropdown; `ofAgent`: limited to the agent picked in the same node (for a node that
+ * has an agent field).
+ */
+export const pipelineSelect = (
+	overrides: Partial<INodeProperties> = {},
+	{ ofAgent = false } = {},
+): INodeProperties => ({
 	displayName: 'Pipeline Name or ID',
 	name: 'pipelineId',
 	type: 'options',
-	typeOptions: { loadOptionsMethod: 'getPipelines', loadOptionsDependsOn: ['agentId'] },
+	typeOptions: ofAgent
+		? { loadOptionsMethod: 'getPipelines', loadOptionsDependsOn: ['agentId'] }
+		: { loadOptionsMethod: 'getPipelines' },
 	default: '',
 	description:
 		'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',

@@ -60,6 +60,18 @@ export interface ApiResponse<T = unknown> {
 	rateLimit: RateLimitReading;
 	/** HTTP requests spent, retries included. */
 	attempts: number;
+	/** An answer of `acceptStatus` (an error status): what it said, as a thrown error would carry it. */
+	failure?: ApiFailure;
+}
+
+/** The error an accepted error answer would have been thrown as, for an operation that cannot use it. */
+export function failureError(
+	ctx: ApiContext,
+	failure: ApiFailure,
+	scope: ScopeRequirement,
+	itemIndex?: number,
+) {
+	return toNodeApiError(ctx.getNode(), failure, scope, itemIndex);
 }
 
 const TRANSPORT_DEFAULTS = {
@@ -327,6 +339,9 @@ export async function apiRequest<T = unknown>(
 					headers: cleanHeaders(headers, redact),
 					rateLimit,
 					attempts,
+					...(status >= 400
+						? { failure: { ...failureFromResponse(status, response.body, redact), attempts } }
+						: {}),
 				};
 			// A success whose body cannot be read: like a lost answer, retried only when safe to repeat.
 			if (safe && (await retries.next())) continue;

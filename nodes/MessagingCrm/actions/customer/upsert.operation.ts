@@ -138,11 +138,14 @@ const properties: INodeProperties[] = [
 		description: 'Where the deal of a new customer starts. An existing customer is never moved.',
 	},
 	{ ...agentSelect(), displayOptions: { show: { placement: ['choose'] } } },
-	pipelineSelect({
-		description:
-			'Empty: the agent\'s default pipeline. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-		displayOptions: { show: { placement: ['choose'] } },
-	}),
+	pipelineSelect(
+		{
+			description:
+				'Empty: the agent\'s default pipeline. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+			displayOptions: { show: { placement: ['choose'] } },
+		},
+		{ ofAgent: true },
+	),
 	stageCodeSelect({
 		description:
 			'Empty: the first stage. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',

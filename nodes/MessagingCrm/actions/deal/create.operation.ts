@@ -1,16 +1,14 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { LIMITS, optionalText } from '../../helpers/bounds';
-import { apiRequest } from '../../transport/request';
+import { apiRequest, failureError } from '../../transport/request';
 import { agentSelect, pipelineSelect, stageCodeSelect } from '../../shared/descriptions';
 import { customerLocator, resolveCustomerId } from '../../shared/customer';
 import { placementOf } from '../../shared/deal';
-import { asNodeError } from '../errors';
 import type { OperationOption } from '../node.type';
 import { paths } from '../../transport/paths';
 import { isClosed } from '../../helpers/types';
 import { customerDeals } from '../../shared/reads';
-import { apiFailureOf } from '../../transport/errors';
 
 const properties: INodeProperties[] = [
 	customerLocator,
@@ -19,10 +17,13 @@ const properties: INodeProperties[] = [
 		description:
 			'Optional: the agent whose default pipeline is used when no pipeline is picked. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 	},
-	pipelineSelect({
-		description:
-			'Empty: the agent\'s (or the company\'s) default pipeline. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-	}),
+	pipelineSelect(
+		{
+			description:
+				'Empty: the agent\'s (or the company\'s) default pipeline. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+		},
+		{ ofAgent: true },
+	),
 	stageCodeSelect({
 		description:
 			'Empty: the first stage. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
@@ -79,30 +80,27 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	};
 	const ifExists = this.getNodeParameter('ifExists', itemIndex, 'returnExisting') as string;
 	const customerId = await resolveCustomerId(this, itemIndex);
-	try {
-		const { body: deal } = await apiRequest<IDataObject>(this, {
-			method: 'POST',
-			path: paths.customer(customerId, '/deals'),
-			body,
-			scope: 'customers:write',
-			itemIndex,
-		});
-		return [{ customer_id: customerId, ...deal, created: true }];
-	} catch (error) {
-		const failure = apiFailureOf(error);
-		if (ifExists !== 'returnExisting' || failure?.status !== 409)
-			throw asNodeError(this, error, itemIndex);
-		// The conflict names the pipeline (and the deal, where the API says so); else the one asked for.
-		const pipelineId = String(failure.details.pipeline_id ?? body.pipeline_id ?? '') || undefined;
-		if (!pipelineId && failure.details.deal_id === undefined)
-			throw asNodeError(this, error, itemIndex);
-		const { deals } = await customerDeals(this, customerId, { pipelineId, itemIndex });
-		const existing = deals.find(
-			(d) =>
-				!isClosed(d.status) &&
-				(failure.details.deal_id === undefined || d.id === failure.details.deal_id),
-		);
-		if (!existing) throw asNodeError(this, error, itemIndex);
-		return [{ customer_id: customerId, ...existing, created: false }];
-	}
+	const answer = await apiRequest<IDataObject>(this, {
+		method: 'POST',
+		path: paths.customer(customerId, '/deals'),
+		body,
+		scope: 'customers:write',
+		// An active deal in that pipeline: returned instead, when asked (the default).
+		acceptStatus: ifExists === 'returnExisting' ? [409] : [],
+		itemIndex,
+	});
+	const { failure } = answer;
+	if (!failure) return [{ customer_id: customerId, ...answer.body, created: true }];
+	const conflict = failureError(this, failure, 'customers:write', itemIndex);
+	// The conflict names the pipeline (and the deal, where the API says so); else the one asked for.
+	const pipelineId = String(failure.details.pipeline_id ?? body.pipeline_id ?? '') || undefined;
+	if (!pipelineId && failure.details.deal_id === undefined) throw conflict;
+	const { deals } = await customerDeals(this, customerId, { pipelineId, itemIndex });
+	const existing = deals.find(
+		(d) =>
+			!isClosed(d.status) &&
+			(failure.details.deal_id === undefined || d.id === failure.details.deal_id),
+	);
+	if (!existing) throw conflict;
+	return [{ customer_id: customerId, ...existing, created: false }];
 }

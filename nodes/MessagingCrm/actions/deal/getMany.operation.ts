@@ -12,7 +12,6 @@ const properties: INodeProperties[] = [
 	pipelineSelect({
 		description:
 			'Only deals in this pipeline; empty for all. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-		typeOptions: { loadOptionsMethod: 'getPipelines' },
 	}),
 	{
 		displayName: 'Status',

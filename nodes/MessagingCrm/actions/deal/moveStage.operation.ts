@@ -23,7 +23,6 @@ const properties: INodeProperties[] = [
 	pipelineSelect({
 		description:
 			'The customer\'s pipeline, to list its stages (not sent). Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-		typeOptions: { loadOptionsMethod: 'getPipelines' },
 	}),
 	stageCodeSelect({
 		description:

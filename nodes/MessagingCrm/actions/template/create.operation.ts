@@ -3,11 +3,9 @@ import { jsonParse } from 'n8n-workflow';
 
 import { invalidInput, uuidParam } from '../../helpers/validate';
 import { listTemplates } from '../../shared/reads';
-import { apiFailureOf } from '../../transport/errors';
 import { paths } from '../../transport/paths';
-import { apiRequest } from '../../transport/request';
+import { apiRequest, failureError } from '../../transport/request';
 import { agentSelect } from '../../shared/descriptions';
-import { asNodeError } from '../errors';
 import type { OperationOption } from '../node.type';
 
 const properties: INodeProperties[] = [
@@ -252,32 +250,30 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			'Enter a language code such as en or en_US.',
 		);
 	const ifExists = this.getNodeParameter('ifExists', itemIndex, 'returnExisting') as string;
-	let body: unknown;
-	try {
-		({ body } = await apiRequest<unknown>(this, {
-			method: 'POST',
-			path: paths.templates(),
-			query: { agent_id: agentId },
-			body: {
-				name,
-				category: this.getNodeParameter('category', itemIndex, 'UTILITY') as string,
-				language,
-				components: components(this, itemIndex),
-			},
-			scope: 'templates:manage',
-			itemIndex,
-		}));
-	} catch (error) {
+	const answer = await apiRequest<unknown>(this, {
+		method: 'POST',
+		path: paths.templates(),
+		query: { agent_id: agentId },
+		body: {
+			name,
+			category: this.getNodeParameter('category', itemIndex, 'UTILITY') as string,
+			language,
+			components: components(this, itemIndex),
+		},
+		scope: 'templates:manage',
 		// A 422 on the name may mean "exists": the list says whether it does.
-		if (ifExists !== 'returnExisting' || apiFailureOf(error)?.status !== 422)
-			throw asNodeError(this, error, itemIndex);
+		acceptStatus: ifExists === 'returnExisting' ? [422] : [],
+		itemIndex,
+	});
+	if (answer.failure) {
 		const existing = await listTemplates(this, { agentId, itemIndex }).then(
 			(templates) => templates.find((t) => t.name === name && t.language === language),
 			() => undefined,
 		);
-		if (!existing) throw asNodeError(this, error, itemIndex);
+		if (!existing) throw failureError(this, answer.failure, 'templates:manage', itemIndex);
 		return [{ ...existing, created: false }];
 	}
+	const { body } = answer;
 	// The answer's fields are not specified by the API: it is passed through as it comes.
 	return [
 		typeof body === 'object' && body !== null && !Array.isArray(body)
