@@ -21,7 +21,6 @@ import { messageRoutes } from './routes/messages';
 import { promoRoutes } from './routes/promo';
 import { templateRoutes } from './routes/templates';
 import { pipelineRoutes } from './routes/pipelines';
-import { createPool, upload } from './promo';
 import {
 	addMessenger,
 	demoCustomer,
@@ -31,7 +30,7 @@ import {
 	snapshot,
 	stats,
 } from './simulations';
-import { DEMO, seedDemo, Store } from './store';
+import { seedDemo, Store } from './store';
 
 export type { ChaosConfig, FaultKind, FaultSpec } from './faults';
 
@@ -119,6 +118,29 @@ interface KeyRecord {
 	id: string;
 	scopes: Set<string>;
 	revoked: boolean;
+}
+
+/** What the sandbox answers a request. */
+interface Answer {
+	status: number;
+	body: unknown;
+	headers: Record<string, string>;
+}
+
+/** A step of the request pipeline refused the request: this is the answer. */
+class Halt {
+	readonly answer: Answer;
+
+	constructor(
+		readonly cause: ApiError,
+		headers: Record<string, string> = {},
+	) {
+		this.answer = {
+			status: cause.status,
+			body: cause.toBody(),
+			headers: { ...headers, ...cause.headers },
+		};
+	}
 }
 
 interface StoredAnswer {
@@ -267,45 +289,8 @@ export class Sandbox {
 		this.log = [];
 		this.onRequest = undefined;
 		if (seed === 'demo') {
-			seedDemo(this.store);
-			this.seedDemoPools();
+			seedDemo(this.store, new Date(this.now()).toISOString());
 		}
-	}
-
-	/** Two demo pools with queued codes (`npm run dev` hands some out so that counters show). */
-	private seedDemoPools(): void {
-		const at = new Date(this.now()).toISOString();
-		const welcome = createPool(
-			this.store,
-			{
-				id: DEMO.welcomePool,
-				agent_id: DEMO.supportBot,
-				title: 'Welcome discount',
-				description: '10% off the first order',
-				code_word_titles: ['WELCOME'],
-				low_threshold_pct: 20,
-				low_threshold_min: 5,
-			},
-			at,
-		);
-		const vip = createPool(
-			this.store,
-			{
-				id: DEMO.vipPool,
-				agent_id: DEMO.salesChat,
-				title: 'VIP gifts',
-				code_word_titles: ['VIP'],
-				low_threshold_pct: 10,
-				low_threshold_min: 3,
-			},
-			at,
-		);
-		upload(welcome, {
-			codes: Array.from({ length: 50 }, (_, i) => `WELCOME-${String(i + 1).padStart(3, '0')}`),
-		});
-		upload(vip, {
-			codes: Array.from({ length: 10 }, (_, i) => `VIP-${String(i + 1).padStart(2, '0')}`),
-		});
 	}
 
 	addKey(key: string, scopes: string[] = ALL_SCOPES): string {
@@ -465,6 +450,10 @@ export class Sandbox {
 		sendJson(res, status, body, headers);
 	}
 
+	/**
+	 * The request pipeline, one named step each: authenticate, rate limit, route, body, scope, path
+	 * parameters, idempotency, the operation. A step that refuses the request halts with its answer.
+	 */
 	private process(
 		req: IncomingMessage,
 		method: string,
@@ -472,103 +461,128 @@ export class Sandbox {
 		query: URLSearchParams,
 		rawBody: string,
 		entry: Omit<LoggedRequest, 'seq' | 'at'>,
-	): { status: number; body: unknown; headers: Record<string, string> } {
-		const fail = (error: ApiError, headers: Record<string, string> = {}) => ({
-			status: error.status,
-			body: error.toBody(),
-			headers: { ...headers, ...error.headers },
-		});
+	): Answer {
+		try {
+			const key = this.authenticate(req);
+			entry.keyId = key.id;
+			const rate = this.limitRate(key);
+			const { route, params } = this.routeOf(method, path, rate);
+			entry.route = `${route.method} ${route.path}`;
+			const body = this.jsonBody(req, method, rawBody, rate);
+			this.checkScope(route, key, body, rate);
+			this.checkPathParams(route, params, rate);
+			const operate = () => this.operate(route, params, query, body, key, rate);
+			const idemKey = route.idempotent
+				? (req.headers['idempotency-key'] as string | undefined)
+				: undefined;
+			if (!idemKey) return operate();
+			const owner = this.idempotencyScope === 'company' ? 'company' : key.id;
+			return this.once(`${owner} ${method} ${path} ${idemKey}`, route, body, rate, entry, operate);
+		} catch (error) {
+			if (error instanceof Halt) return error.answer;
+			throw error;
+		}
+	}
 
-		// 1. Authentication: a missing, malformed, unknown or revoked key is a 401 in the envelope.
+	/** 1. Authentication: a missing, malformed, unknown or revoked key is a 401 in the envelope. */
+	private authenticate(req: IncomingMessage): KeyRecord {
 		const auth = req.headers.authorization;
 		const match = typeof auth === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(auth) : null;
 		if (!match) {
-			return fail(
-				new ApiError(
-					401,
-					'unauthorized',
-					auth ? 'The Authorization header is not "Bearer <API_KEY>"' : 'No API key was sent',
-				),
-			);
+			const message = auth
+				? 'The Authorization header is not "Bearer <API_KEY>"'
+				: 'No API key was sent';
+			throw new Halt(new ApiError(401, 'unauthorized', message));
 		}
 		const key = this.keys.get(match[1]);
 		if (!key || key.revoked) {
-			return fail(
-				new ApiError(
-					401,
-					'unauthorized',
-					key ? 'This API key has been revoked' : 'Unknown API key',
-				),
-			);
+			const message = key ? 'This API key has been revoked' : 'Unknown API key';
+			throw new Halt(new ApiError(401, 'unauthorized', message));
 		}
-		entry.keyId = key.id;
+		return key;
+	}
 
-		// 2. Rate limit, per key, on every authenticated request.
+	/** 2. Rate limit, per key, on every authenticated request: the headers every answer carries. */
+	private limitRate(key: KeyRecord): Record<string, string> {
 		const rate = this.rateHeaders(key.id);
 		if (rate.exceeded) {
 			const seconds = Math.max(1, Math.ceil(rate.retryAfterMs / 1000));
-			return fail(
+			const { limit, windowMs } = this.rateLimit;
+			throw new Halt(
 				new ApiError(
 					429,
 					'rate_limited',
-					`Rate limit of ${this.rateLimit.limit} requests per ${this.rateLimit.windowMs / 1000} s exceeded`,
-					{
-						retry_after_seconds: seconds,
-					},
+					`Rate limit of ${limit} requests per ${windowMs / 1000} s exceeded`,
+					{ retry_after_seconds: seconds },
 				),
 				this.rateLimit.retryAfter === false
 					? rate.headers
 					: { ...rate.headers, 'Retry-After': String(seconds) },
 			);
 		}
+		return rate.headers;
+	}
 
-		// 3. Route.
-		let found: { route: Route; params: Record<string, string> } | undefined;
+	/** 3. The endpoint the method and path name, with its path parameters. */
+	private routeOf(
+		method: string,
+		path: string,
+		rate: Record<string, string>,
+	): { route: Route; params: Record<string, string> } {
 		for (const { route, names, regex } of this.routes) {
 			if (route.method !== method) continue;
 			const m = regex.exec(path);
 			if (!m) continue;
 			const params: Record<string, string> = {};
 			names.forEach((name, i) => (params[name] = decodeURIComponent(m[i + 1])));
-			found = { route, params };
-			break;
+			return { route, params };
 		}
-		if (!found)
-			return fail(new ApiError(404, 'not_found', `No endpoint ${method} ${path}`), rate.headers);
-		const { route, params } = found;
-		entry.route = `${route.method} ${route.path}`;
+		throw new Halt(new ApiError(404, 'not_found', `No endpoint ${method} ${path}`), rate);
+	}
 
-		// 4. Body. The spec: "bodies are Content-Type: application/json". Every POST and PATCH of the
-		// API takes a JSON object, so an empty body or another content type is refused (strictly, as
-		// some servers do; a lenient server would read an empty body as {}).
-		let body: unknown = undefined;
+	/**
+	 * 4. Body. The spec: "bodies are Content-Type: application/json". Every POST and PATCH of the
+	 * API takes a JSON object, so an empty body or another content type is refused (strictly, as
+	 * some servers do; a lenient server would read an empty body as {}).
+	 */
+	private jsonBody(
+		req: IncomingMessage,
+		method: string,
+		rawBody: string,
+		rate: Record<string, string>,
+	): unknown {
 		if (method !== 'GET') {
 			const type = String(req.headers['content-type'] ?? '');
 			if (!rawBody.trim())
-				return fail(
+				throw new Halt(
 					validation(
 						'The request has no body: send a JSON object ({} when every field is optional)',
 					),
-					rate.headers,
+					rate,
 				);
-			if (!/^application\/json\b/i.test(type)) {
-				return fail(
+			if (!/^application\/json\b/i.test(type))
+				throw new Halt(
 					validation(
 						`The request body must be Content-Type: application/json (got "${type || 'none'}")`,
 					),
-					rate.headers,
+					rate,
 				);
-			}
 		}
-		if (rawBody.trim()) {
-			try {
-				body = JSON.parse(rawBody);
-			} catch {
-				return fail(validation('The request body is not valid JSON'), rate.headers);
-			}
+		if (!rawBody.trim()) return undefined;
+		try {
+			return JSON.parse(rawBody);
+		} catch {
+			throw new Halt(validation('The request body is not valid JSON'), rate);
 		}
+	}
 
-		// 5. Scope.
+	/** 5. Scope: the key carries one the endpoint (or, for a send, its body) needs. */
+	private checkScope(
+		route: Route,
+		key: KeyRecord,
+		body: unknown,
+		rate: Record<string, string>,
+	): void {
 		let needed: string[];
 		try {
 			needed =
@@ -576,60 +590,87 @@ export class Sandbox {
 					? [route.scope(body)]
 					: ([] as string[]).concat(route.scope);
 		} catch (error) {
-			if (error instanceof ApiError) return fail(error, rate.headers);
+			if (error instanceof ApiError) throw new Halt(error, rate);
 			throw error;
 		}
-		if (!needed.some((s) => key.scopes.has(s))) {
-			return fail(
+		if (!needed.some((s) => key.scopes.has(s)))
+			throw new Halt(
 				new ApiError(403, 'insufficient_scope', `This key lacks the scope ${needed.join(' or ')}`, {
 					required_scope: needed.length === 1 ? needed[0] : needed,
 				}),
-				rate.headers,
+				rate,
 			);
-		}
+	}
 
-		// 6. Path parameters.
-		for (const name of route.uuidParams ?? []) {
-			if (!isUuid(params[name])) {
-				return fail(validation(`${name} must be a UUID`, { field: name }), rate.headers);
-			}
-		}
+	/** 6. Path parameters that must be UUIDs. */
+	private checkPathParams(
+		route: Route,
+		params: Record<string, string>,
+		rate: Record<string, string>,
+	): void {
+		for (const name of route.uuidParams ?? [])
+			if (!isUuid(params[name]))
+				throw new Halt(validation(`${name} must be a UUID`, { field: name }), rate);
+	}
 
-		// 7. Idempotency: a repeat with the same key returns the stored answer and does nothing.
-		const idemKey = route.idempotent
-			? (req.headers['idempotency-key'] as string | undefined)
-			: undefined;
-		const owner = this.idempotencyScope === 'company' ? 'company' : key.id;
-		const storeKey = idemKey ? `${owner} ${method} ${path} ${idemKey}` : '';
+	/**
+	 * 7. Idempotency: a repeat with the same key returns the stored answer and does nothing; the
+	 * first answer is stored (and a refusal the route says is final).
+	 */
+	private once(
+		storeKey: string,
+		route: Route,
+		body: unknown,
+		rate: Record<string, string>,
+		entry: Omit<LoggedRequest, 'seq' | 'at'>,
+		operate: () => Answer,
+	): Answer {
 		const bodyHash = hashBody(body);
-		if (idemKey) {
-			const stored = this.idempotency.get(storeKey);
-			if (stored && this.now() - stored.at < IDEMPOTENCY_TTL_MS) {
-				if (stored.bodyHash !== bodyHash) {
-					return fail(
-						new ApiError(
-							422,
-							'idempotency_key_reused',
-							'This Idempotency-Key was used with a different body',
-							{
-								field: 'Idempotency-Key',
-							},
-						),
-						rate.headers,
-					);
-				}
-				entry.replayed = true;
-				return {
-					status: stored.status,
-					body: stored.body,
-					headers: this.markReplays
-						? { ...rate.headers, 'Idempotent-Replayed': 'true' }
-						: rate.headers,
-				};
-			}
+		const stored = this.idempotency.get(storeKey);
+		if (stored && this.now() - stored.at < IDEMPOTENCY_TTL_MS) {
+			if (stored.bodyHash !== bodyHash)
+				throw new Halt(
+					new ApiError(
+						422,
+						'idempotency_key_reused',
+						'This Idempotency-Key was used with a different body',
+						{ field: 'Idempotency-Key' },
+					),
+					rate,
+				);
+			entry.replayed = true;
+			return {
+				status: stored.status,
+				body: stored.body,
+				headers: this.markReplays ? { ...rate, 'Idempotent-Replayed': 'true' } : rate,
+			};
 		}
+		const store = ({ status, body: answerBody }: Answer) =>
+			this.idempotency.set(storeKey, { status, body: answerBody, bodyHash, at: this.now() });
+		try {
+			const answer = operate();
+			store(answer);
+			return answer;
+		} catch (error) {
+			if (
+				error instanceof Halt &&
+				error.cause instanceof ApiError &&
+				route.storeError?.(error.cause)
+			)
+				store(error.answer);
+			throw error;
+		}
+	}
 
-		// 8. The operation.
+	/** 8. The operation. */
+	private operate(
+		route: Route,
+		params: Record<string, string>,
+		query: URLSearchParams,
+		body: unknown,
+		key: KeyRecord,
+		rate: Record<string, string>,
+	): Answer {
 		try {
 			const result = route.handler({
 				store: this.store,
@@ -639,25 +680,10 @@ export class Sandbox {
 				keyId: key.id,
 				sandbox: this,
 			});
-			if (idemKey)
-				this.idempotency.set(storeKey, {
-					status: result.status,
-					body: result.body,
-					bodyHash,
-					at: this.now(),
-				});
-			return { status: result.status, body: result.body, headers: rate.headers };
+			return { status: result.status, body: result.body, headers: rate };
 		} catch (error) {
-			if (!(error instanceof ApiError)) throw error;
-			if (idemKey && route.storeError?.(error)) {
-				this.idempotency.set(storeKey, {
-					status: error.status,
-					body: error.toBody(),
-					bodyHash,
-					at: this.now(),
-				});
-			}
-			return fail(error, rate.headers);
+			if (error instanceof ApiError) throw new Halt(error, rate);
+			throw error;
 		}
 	}
 

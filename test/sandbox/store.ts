@@ -1,4 +1,5 @@
 import { stableId } from './ids';
+import { createPool, upload } from './promo';
 
 /** Everything the sandbox knows about one company. Later issues add their collections here. */
 
@@ -294,8 +295,17 @@ export const DEMO = {
 	vipPool: stableId('pool:vip'),
 };
 
-/** The demo company: two agents with different messengers, pipelines with coded stages. */
-export function seedDemo(store: Store): void {
+/**
+ * The demo company, seeded in this one place: two agents with different messengers, pipelines with
+ * coded stages, and two promo pools with queued codes (`npm run dev` hands some out so that
+ * counters show).
+ */
+export function seedDemo(store: Store, at: string): void {
+	seedDemoCompany(store);
+	seedDemoPools(store, at);
+}
+
+function seedDemoCompany(store: Store): void {
 	store.addAgent({
 		id: DEMO.supportBot,
 		name: 'Support Bot',
@@ -352,4 +362,38 @@ export function seedDemo(store: Store): void {
 			['Paid', 'paid'],
 		]),
 	);
+}
+
+function seedDemoPools(store: Store, at: string): void {
+	const welcome = createPool(
+		store,
+		{
+			id: DEMO.welcomePool,
+			agent_id: DEMO.supportBot,
+			title: 'Welcome discount',
+			description: '10% off the first order',
+			code_word_titles: ['WELCOME'],
+			low_threshold_pct: 20,
+			low_threshold_min: 5,
+		},
+		at,
+	);
+	const vip = createPool(
+		store,
+		{
+			id: DEMO.vipPool,
+			agent_id: DEMO.salesChat,
+			title: 'VIP gifts',
+			code_word_titles: ['VIP'],
+			low_threshold_pct: 10,
+			low_threshold_min: 3,
+		},
+		at,
+	);
+	upload(welcome, {
+		codes: Array.from({ length: 50 }, (_, i) => `WELCOME-${String(i + 1).padStart(3, '0')}`),
+	});
+	upload(vip, {
+		codes: Array.from({ length: 10 }, (_, i) => `VIP-${String(i + 1).padStart(2, '0')}`),
+	});
 }
