@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { itemError } from '../helpers/validate';
 import { apiFailureOf } from '../transport/errors';
 
 /**
@@ -32,5 +33,5 @@ export function asNodeError(
 		return error;
 	}
 	const message = error instanceof Error ? error.message : String(error);
-	return new NodeOperationError(ctx.getNode(), `Item ${itemIndex + 1}: ${message}`, { itemIndex });
+	return itemError(ctx.getNode(), itemIndex, message);
 }

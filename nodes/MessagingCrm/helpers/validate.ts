@@ -15,6 +15,19 @@ export function isUuid(value: unknown): value is string {
 	return typeof value === 'string' && UUID.test(value);
 }
 
+/** An item's failure that is not the API's: "Item N: what happened", and what to do about it. */
+export function itemError(
+	node: INode,
+	itemIndex: number,
+	problem: string,
+	fix?: string,
+): NodeOperationError {
+	return new NodeOperationError(node, `Item ${itemIndex + 1}: ${problem}`, {
+		itemIndex,
+		...(fix ? { description: fix } : {}),
+	});
+}
+
 /** A local validation failure, always naming the item, the field and the fix. */
 export function invalidInput(
 	node: INode,
@@ -23,10 +36,7 @@ export function invalidInput(
 	problem: string,
 	fix: string,
 ): NodeOperationError {
-	return new NodeOperationError(node, `Item ${itemIndex + 1}: "${field}" ${problem}`, {
-		itemIndex,
-		description: fix,
-	});
+	return itemError(node, itemIndex, `"${field}" ${problem}`, fix);
 }
 
 /** A required or optional UUID parameter; '' counts as absent when optional. */

@@ -3,11 +3,10 @@ import type {
 	INodeParameterResourceLocator,
 	INodeProperties,
 } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import { optionalEmail, optionalPhone } from '../helpers/bounds';
 import type { NodeContext } from '../helpers/validate';
-import { invalidInput, isUuid, UUID_PATTERN } from '../helpers/validate';
+import { invalidInput, isUuid, itemError, UUID_PATTERN } from '../helpers/validate';
 import type { LookupQuery } from './reads';
 import { lookupCustomer } from './reads';
 
@@ -161,14 +160,11 @@ export async function resolveRef(
 	const { query } = ref;
 	const customer = await lookupCustomer(ctx, query, itemIndex);
 	if (!customer || typeof customer.id !== 'string') {
-		throw new NodeOperationError(
+		throw itemError(
 			ctx.getNode(),
-			`Item ${itemIndex + 1}: no customer with ${describeQuery(query)}`,
-			{
-				itemIndex,
-				description:
-					'Check the value, or create the customer first with Customer → Create or Update.',
-			},
+			itemIndex,
+			`no customer with ${describeQuery(query)}`,
+			'Check the value, or create the customer first with Customer → Create or Update.',
 		);
 	}
 	return customer.id;

@@ -1,8 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import { LIMITS, optionalText } from '../helpers/bounds';
-import { uuidParam } from '../helpers/validate';
+import { itemError, uuidParam } from '../helpers/validate';
 import { isClosed } from '../helpers/types';
 import { customerDeals } from './reads';
 import { pipelineSelect } from './descriptions';
@@ -62,13 +61,11 @@ export async function resolveDealId(ctx: IExecuteFunctions, itemIndex: number): 
 	const { deals } = await customerDeals(ctx, customerId, { pipelineId, itemIndex });
 	const active = deals.find((d) => !isClosed(d.status));
 	if (!active || typeof active.id !== 'string') {
-		throw new NodeOperationError(
+		throw itemError(
 			ctx.getNode(),
-			`Item ${itemIndex + 1}: the customer has no active deal in pipeline ${pipelineId}`,
-			{
-				itemIndex,
-				description: 'Create one with Deal → Create, or pick the deal by its ID.',
-			},
+			itemIndex,
+			`the customer has no active deal in pipeline ${pipelineId}`,
+			'Create one with Deal → Create, or pick the deal by its ID.',
 		);
 	}
 	return active.id;

@@ -22,6 +22,24 @@ export const returnAllOrLimit: INodeProperties[] = [
 	},
 ];
 
+/** Options of a lookup: Fail If Not Found (off: nobody found gives no item). */
+export const failIfNotFoundOptions = (description: string): INodeProperties => ({
+	displayName: 'Options',
+	name: 'options',
+	type: 'collection',
+	placeholder: 'Add Option',
+	default: {},
+	options: [
+		{
+			displayName: 'Fail If Not Found',
+			name: 'failIfNotFound',
+			type: 'boolean',
+			default: false,
+			description,
+		},
+	],
+});
+
 /** Return All / Limit as a number (Infinity for all), checked before any request is made. */
 export function limitOf(ctx: IExecuteFunctions, itemIndex: number): number {
 	if (ctx.getNodeParameter('returnAll', itemIndex, true) === true) return Infinity;

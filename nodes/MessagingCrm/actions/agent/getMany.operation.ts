@@ -4,7 +4,8 @@ import { listAgents } from '../../shared/reads';
 import { limitOf, returnAllOrLimit } from '../../shared/descriptions';
 import type { OperationOption } from '../node.type';
 
-const properties: INodeProperties[] = [
+/** Its fields. */
+export const description: INodeProperties[] = [
 	...returnAllOrLimit,
 	{
 		displayName: 'Filters',
@@ -38,8 +39,6 @@ export const option: OperationOption = {
 	action: 'Get many agents',
 	description: "List the company's agents and their messengers. Scope: agents:read.",
 };
-
-export const description: INodeProperties[] = properties;
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const limit = limitOf(this, itemIndex);

@@ -7,7 +7,8 @@ import { customerLocator, resolveCustomerId } from '../../shared/customer';
 import type { OperationOption } from '../node.type';
 import { paths } from '../../transport/paths';
 
-const properties: INodeProperties[] = [
+/** Its fields. */
+export const description: INodeProperties[] = [
 	customerLocator,
 	agentSelect({
 		description:
@@ -22,8 +23,6 @@ export const option: OperationOption = {
 	description:
 		'Open a dialog with a customer on an agent without messaging them, or get the open one. Scope: customers:write.',
 };
-
-export const description: INodeProperties[] = properties;
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const agentId = uuidParam(

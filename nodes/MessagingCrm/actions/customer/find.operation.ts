@@ -1,12 +1,14 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import { MESSENGER_TYPE_OPTIONS } from '../../shared/messengers';
 import { lookupCustomer } from '../../shared/reads';
 import { lookupQuery } from '../../shared/customer';
 import type { OperationOption } from '../node.type';
+import { itemError } from '../../helpers/validate';
+import { failIfNotFoundOptions } from '../../shared/descriptions';
 
-const properties: INodeProperties[] = [
+/** Its fields. */
+export const description: INodeProperties[] = [
 	{
 		displayName: 'Find By',
 		name: 'findBy',
@@ -53,23 +55,9 @@ const properties: INodeProperties[] = [
 		placeholder: 'e.g. 123456789',
 		displayOptions: { show: { findBy: ['messenger'] } },
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			{
-				displayName: 'Fail If Not Found',
-				name: 'failIfNotFound',
-				type: 'boolean',
-				default: false,
-				description:
-					'Whether to fail the item when nobody matches, instead of giving no item for it',
-			},
-		],
-	},
+	failIfNotFoundOptions(
+		'Whether to fail the item when nobody matches, instead of giving no item for it',
+	),
 ];
 
 /** Its entry in the Operation dropdown. */
@@ -79,8 +67,6 @@ export const option: OperationOption = {
 	description:
 		'Look a customer up by phone, email or messenger identity (messenger type and ID). No match gives no item, or fails the item with Fail If Not Found. Scope: customers:read.',
 };
-
-export const description: INodeProperties[] = properties;
 
 /** Reads: several items at once. */
 export const concurrency = 8;
@@ -97,10 +83,12 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (customer) return [customer];
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	if (options.failIfNotFound) {
-		throw new NodeOperationError(this.getNode(), `Item ${itemIndex + 1}: no customer matches`, {
+		throw itemError(
+			this.getNode(),
 			itemIndex,
-			description: 'Turn off "Fail If Not Found" to get no item instead.',
-		});
+			`no customer matches`,
+			'Turn off "Fail If Not Found" to get no item instead.',
+		);
 	}
 	return [];
 }

@@ -4,7 +4,8 @@ import { customerLocator, resolveCustomerId } from '../../shared/customer';
 import type { OperationOption } from '../node.type';
 import { customerMessengers } from '../../shared/reads';
 
-const properties: INodeProperties[] = [
+/** Its fields. */
+export const description: INodeProperties[] = [
 	customerLocator,
 	{
 		displayName: 'Output',
@@ -25,8 +26,6 @@ export const option: OperationOption = {
 	description:
 		"List the customer's messengers, each with can_send_freeform (whether free-form text is allowed right now) and when its 24-hour window closes. Scope: customers:read.",
 };
-
-export const description: INodeProperties[] = properties;
 
 /** Reads: several items at once. */
 export const concurrency = 8;

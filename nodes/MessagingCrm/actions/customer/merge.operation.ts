@@ -1,14 +1,14 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import { LIMITS, optionalText } from '../../helpers/bounds';
-import { invalidInput, uuidParam } from '../../helpers/validate';
+import { invalidInput, itemError, uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
 import { customerLocator, customerRef, resolveRef } from '../../shared/customer';
 import type { OperationOption } from '../node.type';
 import { paths } from '../../transport/paths';
 
-const properties: INodeProperties[] = [
+/** Its fields. */
+export const description: INodeProperties[] = [
 	{ ...customerLocator, displayName: 'Winner (Card That Stays)' },
 	{
 		displayName: 'Donor By',
@@ -71,8 +71,6 @@ export const option: OperationOption = {
 	description: 'Merge a donor card into a winner card; safe to repeat. Scope: customers:write.',
 };
 
-export const description: INodeProperties[] = properties;
-
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const keep = uuidParam(
@@ -121,13 +119,11 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (donor) {
 		body.from_customer_id = await resolveRef(this, itemIndex, donor);
 		if (body.from_customer_id === winnerId) {
-			throw new NodeOperationError(
+			throw itemError(
 				this.getNode(),
-				`Item ${itemIndex + 1}: the donor and the winner were found to be the same card (${winnerId})`,
-				{
-					itemIndex,
-					description: 'The two lookups found one customer: pick two different customers.',
-				},
+				itemIndex,
+				`the donor and the winner were found to be the same card (${winnerId})`,
+				'The two lookups found one customer: pick two different customers.',
 			);
 		}
 	}

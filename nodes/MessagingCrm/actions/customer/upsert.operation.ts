@@ -1,8 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import { LIMITS, optionalEmail, optionalPhone, optionalText } from '../../helpers/bounds';
-import { invalidInput } from '../../helpers/validate';
+import { invalidInput, itemError } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
 import { agentSelect, pipelineSelect, stageCodeSelect } from '../../shared/descriptions';
 
@@ -19,7 +18,8 @@ import type { OperationOption } from '../node.type';
 import { paths } from '../../transport/paths';
 import { chunkVariables, patchVariables } from '../../shared/reads';
 
-const properties: INodeProperties[] = [
+/** Its fields. */
+export const description: INodeProperties[] = [
 	{
 		displayName:
 			'Needs the scope customers:write. A customer with the same phone, email or messenger identity is updated, otherwise one is created; a retry never creates twice.',
@@ -198,8 +198,6 @@ export const option: OperationOption = {
 	description: 'Create a new record, or update the current one if it already exists (upsert)',
 };
 
-export const description: INodeProperties[] = properties;
-
 type MessengerRow = { type?: string; id?: string | number; username?: string };
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
@@ -255,14 +253,11 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		return { type, id, ...(username ? { username } : {}) };
 	});
 	if (!phone && !email && messengers.length === 0) {
-		throw new NodeOperationError(
+		throw itemError(
 			node,
-			`Item ${itemIndex + 1}: no identifier: "Phone", "Email" and "Messengers" are all empty`,
-			{
-				itemIndex,
-				description:
-					'Give at least one identifier: a phone, an email or a messenger. Customers are matched on them.',
-			},
+			itemIndex,
+			`no identifier: "Phone", "Email" and "Messengers" are all empty`,
+			'Give at least one identifier: a phone, an email or a messenger. Customers are matched on them.',
 		);
 	}
 	const language = optionalText(this, itemIndex, 'Language', extra.language);

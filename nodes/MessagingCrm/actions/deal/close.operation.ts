@@ -7,7 +7,8 @@ import { dealSelector, resolveDealId } from '../../shared/deal';
 import type { OperationOption } from '../node.type';
 import { paths } from '../../transport/paths';
 
-const properties: INodeProperties[] = [
+/** Its fields. */
+export const description: INodeProperties[] = [
 	...dealSelector,
 	{
 		displayName: 'Outcome',
@@ -34,8 +35,6 @@ export const option: OperationOption = {
 	action: 'Close a deal',
 	description: 'Close a deal as won or lost. Scope: customers:write.',
 };
-
-export const description: INodeProperties[] = properties;
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const body: IDataObject = {

@@ -10,7 +10,8 @@ import { paths } from '../../transport/paths';
 import { isClosed } from '../../helpers/types';
 import { customerDeals } from '../../shared/reads';
 
-const properties: INodeProperties[] = [
+/** Its fields. */
+export const description: INodeProperties[] = [
 	customerLocator,
 	{
 		...agentSelect(),
@@ -64,8 +65,6 @@ export const option: OperationOption = {
 	action: 'Create a deal',
 	description: 'Create a deal at a pipeline and stage. Scope: customers:write.',
 };
-
-export const description: INodeProperties[] = properties;
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const body: IDataObject = {

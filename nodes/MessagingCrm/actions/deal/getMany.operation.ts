@@ -7,7 +7,8 @@ import type { OperationOption } from '../node.type';
 import { isClosed } from '../../helpers/types';
 import { customerDeals } from '../../shared/reads';
 
-const properties: INodeProperties[] = [
+/** Its fields. */
+export const description: INodeProperties[] = [
 	customerLocator,
 	pipelineSelect({
 		description:
@@ -35,8 +36,6 @@ export const option: OperationOption = {
 	action: 'Get many deals',
 	description: "List a customer's deals, closed ones included. Scope: customers:read.",
 };
-
-export const description: INodeProperties[] = properties;
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const limit = limitOf(this, itemIndex);

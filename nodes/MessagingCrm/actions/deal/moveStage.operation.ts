@@ -8,7 +8,8 @@ import { customerLocator, resolveCustomerId } from '../../shared/customer';
 import type { OperationOption } from '../node.type';
 import { paths } from '../../transport/paths';
 
-const properties: INodeProperties[] = [
+/** Its fields. */
+export const description: INodeProperties[] = [
 	customerLocator,
 	{
 		displayName: 'Stage By',
@@ -57,8 +58,6 @@ export const option: OperationOption = {
 	description:
 		"Move the customer's deal to another stage of its pipeline, by stage code or ID; a stage of another pipeline is refused. Scope: customers:write.",
 };
-
-export const description: INodeProperties[] = properties;
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const body: IDataObject = {

@@ -1,7 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
-import { invalidInput, uuidParam } from '../../helpers/validate';
+import { invalidInput, itemError, uuidParam } from '../../helpers/validate';
 import type { ApiFailure } from '../../transport/errors';
 import { apiFailureOf } from '../../transport/errors';
 import { headerValue } from '../../transport/rateLimit';
@@ -26,7 +25,8 @@ import { customerMessengers } from '../../shared/reads';
 const MARKDOWN_HINT =
 	'Markdown, written once for every messenger. Parsed: **bold**, *italic*, ***bold italic***, ~~strikethrough~~, `inline code`, [label](https://example.com). Delivered literally: _underscore emphasis_, bullet lists, tables, > quotes, # headings. A marker must touch the text: "** bold**" is not bold.';
 
-const properties: INodeProperties[] = [
+/** Its fields. */
+export const description: INodeProperties[] = [
 	customerLocator,
 	{
 		displayName: 'Messenger Name or ID',
@@ -152,8 +152,6 @@ export const option: OperationOption = {
 		"Send text or a business-chat template to a customer's messenger, exactly once. A refusal (blocked, window closed …) fails the item with its code and what to do next. Scope: messages:send (text) or messages:template (template).",
 };
 
-export const description: INodeProperties[] = properties;
-
 /** The messenger's final refusals: stored by the API under the Idempotency-Key, nothing delivered. */
 const FINAL_REFUSALS = new Set([
 	'no_peer',
@@ -228,14 +226,11 @@ async function checkWindow(
 		const closed = entry.window_expires_at
 			? `closed at ${String(entry.window_expires_at)}`
 			: 'not open (the customer has not written yet)';
-		throw new NodeOperationError(
+		throw itemError(
 			ctx.getNode(),
-			`Item ${itemIndex + 1}: the 24-hour window on ${messengerType} is ${closed}; use a template`,
-			{
-				itemIndex,
-				description:
-					"Free-form text is only allowed within 24 hours of the customer's last message on this messenger. Switch Content to Business-Chat Template.",
-			},
+			itemIndex,
+			`the 24-hour window on ${messengerType} is ${closed}; use a template`,
+			"Free-form text is only allowed within 24 hours of the customer's last message on this messenger. Switch Content to Business-Chat Template.",
 		);
 	}
 }

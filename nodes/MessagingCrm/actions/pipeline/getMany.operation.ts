@@ -5,7 +5,8 @@ import { listPipelines } from '../../shared/reads';
 import { agentSelect, limitOf, returnAllOrLimit } from '../../shared/descriptions';
 import type { OperationOption } from '../node.type';
 
-const properties: INodeProperties[] = [
+/** Its fields. */
+export const description: INodeProperties[] = [
 	agentSelect({
 		displayName: 'Agent Name or ID',
 		description:
@@ -38,8 +39,6 @@ export const option: OperationOption = {
 	action: 'Get many pipelines',
 	description: 'List pipelines with their stages and stage codes. Scope: pipelines:read.',
 };
-
-export const description: INodeProperties[] = properties;
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const limit = limitOf(this, itemIndex);

@@ -1,13 +1,14 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import { LIMITS, optionalText } from '../../helpers/bounds';
-import { invalidInput, segmentParam } from '../../helpers/validate';
+import { invalidInput, itemError, segmentParam } from '../../helpers/validate';
 import { paths } from '../../transport/paths';
 import { apiRequest } from '../../transport/request';
 import type { OperationOption } from '../node.type';
+import { failIfNotFoundOptions } from '../../shared/descriptions';
 
-const properties: INodeProperties[] = [
+/** Its fields. */
+export const description: INodeProperties[] = [
 	{
 		displayName: 'Code',
 		name: 'code',
@@ -17,23 +18,9 @@ const properties: INodeProperties[] = [
 		placeholder: 'e.g. SPRING-042',
 		description: 'Searched in every pool of the company',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			{
-				displayName: 'Fail If Not Found',
-				name: 'failIfNotFound',
-				type: 'boolean',
-				default: false,
-				description:
-					'Whether to fail the item when no customer holds the code, instead of giving no item',
-			},
-		],
-	},
+	failIfNotFoundOptions(
+		'Whether to fail the item when no customer holds the code, instead of giving no item',
+	),
 ];
 
 /** Its entry in the Operation dropdown. */
@@ -42,8 +29,6 @@ export const option: OperationOption = {
 	action: 'Find the owner of a promo code',
 	description: 'Find the customer a code was issued to, in any pool. Scope: promo:read.',
 };
-
-export const description: INodeProperties[] = properties;
 
 /** Reads: several items at once. */
 export const concurrency = 8;
@@ -73,13 +58,11 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	});
 	if (status !== 404) return [body];
 	if ((this.getNodeParameter('options', itemIndex, {}) as IDataObject).failIfNotFound) {
-		throw new NodeOperationError(
+		throw itemError(
 			this.getNode(),
-			`Item ${itemIndex + 1}: no customer holds the code "${code}"`,
-			{
-				itemIndex,
-				description: 'Turn off "Fail If Not Found" to get no item instead.',
-			},
+			itemIndex,
+			`no customer holds the code "${code}"`,
+			'Turn off "Fail If Not Found" to get no item instead.',
 		);
 	}
 	return [];

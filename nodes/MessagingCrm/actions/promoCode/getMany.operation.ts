@@ -8,7 +8,8 @@ import type { OperationOption } from '../node.type';
 
 export const PAGE_SIZE = 500;
 
-const properties: INodeProperties[] = [
+/** Its fields. */
+export const description: INodeProperties[] = [
 	poolLocator,
 	...returnAllOrLimit,
 	{
@@ -42,8 +43,6 @@ export const option: OperationOption = {
 	action: 'Get many promo codes',
 	description: "List a pool's codes in queue order. Scope: promo:read.",
 };
-
-export const description: INodeProperties[] = properties;
 
 /** Pages of 500 by offset until a short page (or the limit), each code an item as it arrives. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {

@@ -6,7 +6,8 @@ import { poolLocator, resolvePoolId } from '../../shared/pool';
 import type { OperationOption } from '../node.type';
 import { paths } from '../../transport/paths';
 
-const properties: INodeProperties[] = [
+/** Its fields. */
+export const description: INodeProperties[] = [
 	poolLocator,
 	{
 		displayName: 'Update Fields',
@@ -67,8 +68,6 @@ export const option: OperationOption = {
 	action: 'Update a promo pool',
 	description: "Change a pool's settings; only the fields set are sent. Scope: promo:write.",
 };
-
-export const description: INodeProperties[] = properties;
 
 const FIELDS: Record<
 	string,

@@ -8,7 +8,8 @@ import { apiRequest, failureError } from '../../transport/request';
 import { agentSelect } from '../../shared/descriptions';
 import type { OperationOption } from '../node.type';
 
-const properties: INodeProperties[] = [
+/** Its fields. */
+export const description: INodeProperties[] = [
 	agentSelect({
 		description:
 			'The agent with the business chat. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
@@ -157,8 +158,6 @@ export const option: OperationOption = {
 	description:
 		'Submit a business-chat template for moderation (it starts PENDING). Scope: templates:manage.',
 };
-
-export const description: INodeProperties[] = properties;
 
 function components(ctx: IExecuteFunctions, itemIndex: number): IDataObject[] {
 	const node = ctx.getNode();

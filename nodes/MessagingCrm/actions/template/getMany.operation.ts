@@ -5,7 +5,8 @@ import { listTemplates } from '../../shared/reads';
 import { agentSelect, limitOf, returnAllOrLimit } from '../../shared/descriptions';
 import type { OperationOption } from '../node.type';
 
-const properties: INodeProperties[] = [
+/** Its fields. */
+export const description: INodeProperties[] = [
 	agentSelect({
 		description:
 			'Only this agent\'s templates; empty for all. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
@@ -32,8 +33,6 @@ export const option: OperationOption = {
 	description:
 		'List business-chat templates with their status. Scope: messages:template or agents:read.',
 };
-
-export const description: INodeProperties[] = properties;
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const limit = limitOf(this, itemIndex);

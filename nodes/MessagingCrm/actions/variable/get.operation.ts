@@ -5,7 +5,8 @@ import { variablesItem } from '../../shared/variables';
 import { targetProperties, variablesPath } from './target';
 import type { OperationOption } from '../node.type';
 
-const properties: INodeProperties[] = [
+/** Its fields. */
+export const description: INodeProperties[] = [
 	...targetProperties,
 	{
 		displayName: 'Output',
@@ -33,8 +34,6 @@ export const option: OperationOption = {
 	action: 'Get variables',
 	description: 'Read every variable of a customer or a deal. Scope: customers:read.',
 };
-
-export const description: INodeProperties[] = properties;
 
 /** Reads: several items at once. */
 export const concurrency = 8;

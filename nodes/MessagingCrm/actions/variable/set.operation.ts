@@ -6,7 +6,8 @@ import { readVariables, variablesEditor, variablesItem } from '../../shared/vari
 import { targetProperties, variablesPath } from './target';
 import type { OperationOption } from '../node.type';
 
-const properties: INodeProperties[] = [...targetProperties, ...variablesEditor(false)];
+/** Its fields. */
+export const description: INodeProperties[] = [...targetProperties, ...variablesEditor(false)];
 
 /** Its entry in the Operation dropdown. */
 export const option: OperationOption = {
@@ -15,8 +16,6 @@ export const option: OperationOption = {
 	description:
 		'Write, append to, clear or delete variables of a customer or a deal. Scope: customers:write.',
 };
-
-export const description: INodeProperties[] = properties;
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const variables = readVariables(this, itemIndex) ?? {};
