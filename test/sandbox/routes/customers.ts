@@ -19,8 +19,9 @@ import { ApiError, validation } from '../errors';
 import { newId } from '../ids';
 import { merge } from '../merge';
 import type { Route } from '../server';
+import { variableRoutes } from './variables';
 import type { CustomerRow } from '../store';
-import { normalizePhone, patchVariables, variablesOut } from '../variables';
+import { normalizePhone, patchVariables } from '../variables';
 
 export const customerRoutes: Route[] = [
 	{
@@ -369,25 +370,9 @@ export const customerRoutes: Route[] = [
 			),
 		}),
 	},
-	{
-		method: 'GET',
-		path: '/customers/:customer_id/variables',
-		scope: 'customers:read',
-		uuidParams: ['customer_id'],
-		handler: ({ store, params }) => ({
-			status: 200,
-			body: variablesOut(requireCustomer(store, params.customer_id).variables),
-		}),
-	},
-	{
-		method: 'PATCH',
-		path: '/customers/:customer_id/variables',
-		scope: 'customers:write',
-		uuidParams: ['customer_id'],
-		handler: ({ store, params, body, sandbox }) => {
-			const customer = requireCustomer(store, params.customer_id);
-			patchVariables(customer.variables, body, isoNow(sandbox.now()));
-			return { status: 200, body: variablesOut(customer.variables) };
-		},
-	},
+	...variableRoutes(
+		'/customers/:customer_id',
+		'customer_id',
+		(store, id) => requireCustomer(store, id).variables,
+	),
 ];

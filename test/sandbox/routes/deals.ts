@@ -1,8 +1,8 @@
 import { asBody, conflict, dealOut, isoNow } from '../crm';
 import { notFound, validation } from '../errors';
 import type { Route } from '../server';
+import { variableRoutes } from './variables';
 import type { DealRow, Store } from '../store';
-import { patchVariables, variablesOut } from '../variables';
 
 function requireDeal(store: Store, id: string): DealRow {
 	const deal = store.deals.get(id);
@@ -41,25 +41,5 @@ export const dealRoutes: Route[] = [
 			return { status: 200, body: dealOut(store, deal) };
 		},
 	},
-	{
-		method: 'GET',
-		path: '/deals/:deal_id/variables',
-		scope: 'customers:read',
-		uuidParams: ['deal_id'],
-		handler: ({ store, params }) => ({
-			status: 200,
-			body: variablesOut(requireDeal(store, params.deal_id).variables),
-		}),
-	},
-	{
-		method: 'PATCH',
-		path: '/deals/:deal_id/variables',
-		scope: 'customers:write',
-		uuidParams: ['deal_id'],
-		handler: ({ store, params, body, sandbox }) => {
-			const deal = requireDeal(store, params.deal_id);
-			patchVariables(deal.variables, body, isoNow(sandbox.now()));
-			return { status: 200, body: variablesOut(deal.variables) };
-		},
-	},
+	...variableRoutes('/deals/:deal_id', 'deal_id', (store, id) => requireDeal(store, id).variables),
 ];
