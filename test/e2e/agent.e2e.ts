@@ -349,7 +349,9 @@ describe.each([
 				(m) => m.role === 'tool' && JSON.stringify(m.content).includes('recipient_unreachable'),
 			);
 		// The refusal's code, message and what it means, as the model received them.
-		expect(JSON.stringify(toolMessage?.content)).toContain('Usually final: use another of their messengers');
+		expect(JSON.stringify(toolMessage?.content)).toContain(
+			'Usually final: use another of their messengers',
+		);
 		expect(output).toMatch(/^The CRM refused Send_text: .*recipient_unreachable/);
 	});
 

@@ -4,7 +4,7 @@
  * and agrees with the README, the CHANGELOG and the workflows that publish it.
  */
 import { execFileSync } from 'child_process';
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import path from 'path';
 
@@ -53,9 +53,19 @@ const slug = (heading: string) =>
 describe('the published package', () => {
 	let unpacked: string;
 	let tarballBytes: number;
+	/** The folders this file makes, removed when it ends. */
+	const folders: string[] = [];
+	const folder = (prefix: string) => {
+		const dir = mkdtempSync(path.join(tmpdir(), prefix));
+		folders.push(dir);
+		return dir;
+	};
+	afterAll(() => {
+		for (const dir of folders) rmSync(dir, { recursive: true, force: true });
+	});
 
 	beforeAll(() => {
-		const out = mkdtempSync(path.join(tmpdir(), 'mcrm-pack-'));
+		const out = folder('mcrm-pack-');
 		const [info] = JSON.parse(
 			execFileSync('npm', ['pack', '--json', '--pack-destination', out], {
 				cwd: PACKAGE_ROOT,
@@ -76,7 +86,7 @@ describe('the published package', () => {
 	}, 120_000);
 
 	it('planted: the scanner finds the declaration file the tarball used to ship', () => {
-		const planted = mkdtempSync(path.join(tmpdir(), 'mcrm-planted-'));
+		const planted = folder('mcrm-planted-');
 		execFileSync('cp', ['-r', `${unpacked}/.`, planted]);
 		// What tsc emitted beside the credential before declarations were turned off.
 		writeFileSync(

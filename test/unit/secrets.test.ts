@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import path from 'path';
 
@@ -75,6 +75,11 @@ describe('the API key never appears', () => {
 			path.join(dir, 'results.json'),
 			JSON.stringify({ key: 'mcrm_test_AbCdEf123456' }),
 		);
-		expect(scan([dir]).leaking).toHaveLength(1);
+		try {
+			expect(scan([dir]).leaking).toHaveLength(1);
+		} finally {
+			rmSync(empty, { recursive: true, force: true });
+			rmSync(dir, { recursive: true, force: true });
+		}
 	});
 });
