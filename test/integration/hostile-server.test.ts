@@ -10,7 +10,8 @@ import { request as httpRequest } from 'http';
 import type { INode, INodeParameters } from 'n8n-workflow';
 
 import { operationKeys as registryKeys } from '../../nodes/MessagingCrm/actions/resources';
-import { barestParameters, barestWorld, operationKeys } from '../harness/barest';
+import type { Operation } from '../../nodes/MessagingCrm/actions/node.type';
+import { barestParameters, barestWorld, derivedParameters, operationKeys } from '../harness/barest';
 import { byId, useSandbox } from '../harness/fixtures';
 import {
 	assertNoSecret,
@@ -63,6 +64,17 @@ describe('every operation in its barest configuration', () => {
 		const keys = Object.keys(barestParameters(barestWorld(env.sandbox))).sort();
 		expect(keys).toEqual(await operationKeys());
 		expect(keys).toEqual(registryKeys().sort());
+		// Planted: an operation with a required field of no conventional value is named, not guessed.
+		const odd = {
+			option: { name: 'Odd', action: 'Odd', description: 'Odd' },
+			description: [
+				{ displayName: 'Zeta', name: 'zeta', type: 'string', default: '', required: true },
+			],
+			execute: async () => [],
+		} as Operation;
+		expect(() => derivedParameters('customer.odd', odd, barestWorld(env.sandbox))).toThrow(
+			/customer\.odd: no barest value for the required field "zeta"/,
+		);
 	});
 
 	it('succeeds, and every write sends a JSON object with Content-Type: application/json', async () => {

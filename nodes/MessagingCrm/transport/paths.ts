@@ -1,32 +1,26 @@
 /**
- * The API's paths, one builder per endpoint (a sub-path is one of the endpoints the spec lists):
- * no path is written anywhere else. Every value is one encoded segment that cannot bend the path.
+ * The API's paths, one builder per endpoint or record (whose endpoints follow as a sub-path): no
+ * path is written anywhere else. Every value is one encoded segment that cannot bend the path.
  */
 import { pathSegment } from '../helpers/url';
 
-/** What follows /customers/{id}: the card itself, or one of its endpoints. */
-type CustomerEndpoint =
-	| ''
-	| '/conversations'
-	| '/deals'
-	| '/merge'
-	| '/messages'
-	| '/messengers'
-	| '/stage'
-	| '/variables';
-type DealEndpoint = '/close' | '/variables';
-type PoolEndpoint = '' | '/codes' | '/codes/revoke';
+/**
+ * What follows a record's path: nothing (the record), or one of its endpoints. The API's are
+ * `/customers/{id}` + conversations, deals, merge, messages, messengers, stage, variables;
+ * `/deals/{id}` + close, variables; `/promo-pools/{id}` + codes, codes/revoke. A new one needs no
+ * edit here (a path the API does not have fails against the sandbox, which has only the spec's).
+ */
+type SubPath = '' | `/${string}`;
 
 export const paths = {
 	agents: () => '/agents',
 	pipelines: () => '/pipelines',
 	customers: () => '/customers',
 	customerLookup: () => '/customers/lookup',
-	customer: (id: string, endpoint: CustomerEndpoint = '') =>
-		`/customers/${pathSegment(id)}${endpoint}`,
-	deal: (id: string, endpoint: DealEndpoint) => `/deals/${pathSegment(id)}${endpoint}`,
+	customer: (id: string, endpoint: SubPath = '') => `/customers/${pathSegment(id)}${endpoint}`,
+	deal: (id: string, endpoint: SubPath) => `/deals/${pathSegment(id)}${endpoint}`,
 	pools: () => '/promo-pools',
-	pool: (id: string, endpoint: PoolEndpoint = '') => `/promo-pools/${pathSegment(id)}${endpoint}`,
+	pool: (id: string, endpoint: SubPath = '') => `/promo-pools/${pathSegment(id)}${endpoint}`,
 	promoCode: (code: string) => `/promo-codes/${pathSegment(code)}`,
 	templates: () => '/bizchat/templates',
 };
