@@ -101,20 +101,20 @@ function configKey(s: Settings): string {
 }
 
 /** The key's limit from an answer's rate-limit reading, when the API sent one. */
-const limitOf = (reading: RateLimitReading): number | undefined =>
+const keyLimitOf = (reading: RateLimitReading): number | undefined =>
 	reading.limit && reading.limit > 0 ? reading.limit : undefined;
 
 async function readPools(ctx: IPollFunctions, s: Settings) {
 	const { pools, rateLimit } = await listPools(ctx, { agentId: s.agentId });
 	return {
 		pools: pools.filter((p) => s.poolIds.length === 0 || s.poolIds.includes(String(p.id))),
-		rateLimit: limitOf(rateLimit),
+		rateLimit: keyLimitOf(rateLimit),
 	};
 }
 
 async function readDeals(ctx: IPollFunctions, customerId: string) {
 	const { deals, rateLimit } = await customerDeals(ctx, customerId);
-	return { deals, rateLimit: limitOf(rateLimit) };
+	return { deals, rateLimit: keyLimitOf(rateLimit) };
 }
 
 /**
