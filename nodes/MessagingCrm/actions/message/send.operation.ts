@@ -3,9 +3,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { invalidInput, itemError, uuidParam } from '../../helpers/validate';
 import type { ApiFailure } from '../../transport/errors';
 import { apiFailureOf } from '../../transport/errors';
-import { headerValue } from '../../transport/rateLimit';
 import type { ApiResponse } from '../../transport/request';
-import { apiRequest } from '../../transport/request';
+import { apiRequest, isReplayed } from '../../transport/request';
 import { agentSelect } from '../../shared/descriptions';
 import { customerLocator, resolveCustomerId } from '../../shared/customer';
 import {
@@ -341,6 +340,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			if (link === MAX_FRESH_TRIES) throw triedEnough(this, error, itemIndex);
 		}
 	}
-	const replayed = headerValue(answer.headers, 'idempotent-replayed') === 'true';
+	const replayed = isReplayed(answer.headers);
 	return [{ customer_id: customerId, ...answer.body, ...(replayed ? { replayed: true } : {}) }];
 }
