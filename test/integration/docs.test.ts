@@ -9,18 +9,11 @@ import path from 'path';
 
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
+import { anchorsOf } from '../harness/markdown';
 import { loadPackage, NODE_TYPE, PACKAGE_ROOT, TRIGGER_TYPE } from '../harness/n8n';
 
 const read = (file: string) => readFileSync(path.join(PACKAGE_ROOT, file), 'utf8');
 const DOCS = ['README.md', ...readdirSync(path.join(PACKAGE_ROOT, 'docs')).map((f) => `docs/${f}`)];
-
-/** GitHub's anchor for a Markdown heading. */
-const slug = (heading: string) =>
-	heading
-		.trim()
-		.toLowerCase()
-		.replace(/[^\w\- ]/g, '')
-		.replace(/ /g, '-');
 
 /** "Resource / Operation" of every row of the first table under a heading. */
 function tableRows(markdown: string, heading: string): string[] {
@@ -66,8 +59,7 @@ function brokenLinks(file: string, markdown: string): string[] {
 		}
 		if (anchor === undefined) continue;
 		const text = resolved === file ? markdown : readFileSync(full, 'utf8');
-		const anchors = new Set([...text.matchAll(/^#{1,4} (.+)$/gm)].map((m) => slug(m[1])));
-		if (!anchors.has(anchor)) broken.push(`${file}: ${target} (no such heading)`);
+		if (!anchorsOf(text).has(anchor)) broken.push(`${file}: ${target} (no such heading)`);
 	}
 	return broken;
 }

@@ -10,6 +10,7 @@ import path from 'path';
 
 import { parse } from 'yaml';
 
+import { anchorsOf, slug } from '../harness/markdown';
 import { PACKAGE_ROOT } from '../harness/n8n';
 
 const pkg = JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {
@@ -41,14 +42,6 @@ function files(dir: string, base = dir): string[] {
 		return statSync(p).isDirectory() ? files(p, base) : [path.relative(base, p)];
 	});
 }
-
-/** GitHub's anchor for a Markdown heading. */
-const slug = (heading: string) =>
-	heading
-		.trim()
-		.toLowerCase()
-		.replace(/[^\w\- ]/g, '')
-		.replace(/ /g, '-');
 
 describe('the published package', () => {
 	let unpacked: string;
@@ -155,7 +148,7 @@ describe('release hygiene', () => {
 
 	it('every documentation link of the codex files and the credential points at a heading of the README', () => {
 		const repo = pkg.repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
-		const anchors = new Set([...readme.matchAll(/^#{1,4} (.+)$/gm)].map((m) => slug(m[1])));
+		const anchors = anchorsOf(readme);
 		const urls: string[] = [];
 		for (const codex of ['MessagingCrm.node.json', 'MessagingCrmTrigger.node.json']) {
 			const json = JSON.parse(
