@@ -6,9 +6,6 @@
  * would; everything else is real. The sandbox's state proves each effect; the requests the model
  * received prove what the tools described and what each tool answered.
  */
-import { appendFileSync } from 'fs';
-import { tmpdir } from 'os';
-import path from 'path';
 
 import type { Conversation, Reply, ScriptedModel, ToolResult, ToolSpec } from '../model/server';
 import { startScriptedModel } from '../model/server';
@@ -26,6 +23,7 @@ import {
 	importCredentials,
 	importWorkflows,
 	privateFolder,
+	privateLog,
 	publishWorkflow,
 	setupOwner,
 } from './setup';
@@ -218,8 +216,7 @@ async function startAgentN8n(
 	const workflow = agentWorkflowForTests(version);
 	await importWorkflows(options, [workflow]);
 	await publishWorkflow(options, AGENT_WORKFLOW_ID);
-	const log = path.join(tmpdir(), `n8n-e2e-agent-${version}.log`);
-	const n8n = await startN8n({ ...options, output: (chunk) => appendFileSync(log, chunk) });
+	const n8n = await startN8n({ ...options, output: privateLog(`n8n-agent-${version}.log`) });
 	const cookie = await setupOwner(n8n.url);
 	const trigger = workflow.nodes.find((n) => n.type.endsWith('chatTrigger'));
 	return {

@@ -4,8 +4,6 @@
  * PostgreSQL and Redis from Debian's packages (see queue.ts). Every worker paces itself from the
  * API's headers alone, so two workers are two clients of one rate limit.
  */
-import { appendFileSync } from 'fs';
-import { tmpdir } from 'os';
 import path from 'path';
 
 import type { Sandbox } from '../sandbox/server';
@@ -23,6 +21,7 @@ import {
 	exampleWorkflows,
 	importCredential,
 	importWorkflows,
+	privateLog,
 	publishWorkflow,
 	setupOwner,
 } from './setup';
@@ -30,7 +29,7 @@ import {
 /** The API's 120 per 60 s, ten times faster: the same ratio in a tenth of the time. */
 const LIMIT = 120;
 const WINDOW_MS = 6000;
-const LOG = path.join(tmpdir(), 'n8n-e2e-queue.log');
+const log = privateLog('n8n-queue.log');
 
 let sandbox: Sandbox;
 let stack: QueueStack;
@@ -56,7 +55,7 @@ beforeAll(async () => {
 			mainPort: 5720,
 			env: { QUEUE_WORKER_STALLED_INTERVAL: '5000' },
 			output: (who, chunk) => {
-				appendFileSync(LOG, `[${who}] ${chunk}`);
+				log(`[${who}] ${chunk}`);
 				for (const m of chunk.matchAll(/started execution (\d+)/gi)) started.set(m[1], who);
 			},
 		},

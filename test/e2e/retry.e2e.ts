@@ -5,9 +5,6 @@
  * during a run (one send in flight), restarted, and the crashed execution retried. Acceptance is
  * the sandbox's state: messages per customer.
  */
-import { appendFileSync } from 'fs';
-import { tmpdir } from 'os';
-import path from 'path';
 
 import type { Sandbox } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
@@ -25,6 +22,7 @@ import {
 	importCredential,
 	importWorkflows,
 	privateFolder,
+	privateLog,
 	publishWorkflow,
 	setupOwner,
 } from './setup';
@@ -35,7 +33,7 @@ const options = {
 	port: PORT,
 	version: N8N_VERSION,
 };
-const LOG = path.join(tmpdir(), 'n8n-e2e-retry.log');
+const log = privateLog('n8n-retry.log');
 
 let sandbox: Sandbox;
 let n8n: Awaited<ReturnType<typeof startN8n>>;
@@ -45,7 +43,7 @@ const start = async () => {
 	n8n = await startN8n({
 		...options,
 		env: { EXECUTIONS_DATA_SAVE_ON_PROGRESS: 'true' },
-		output: (chunk) => appendFileSync(LOG, chunk),
+		output: log,
 	});
 	cookie = await setupOwner(n8n.url);
 };

@@ -3,8 +3,7 @@
  * for a change made in the sandbox, and the editor, in headless Chromium, shows the node with its
  * dropdowns filled from the sandbox and the AI agent example with its tools. Screenshots go to test/e2e/screenshots/ for the README and docs/.
  */
-import { appendFileSync, existsSync, mkdirSync } from 'fs';
-import { tmpdir } from 'os';
+import { existsSync, mkdirSync } from 'fs';
 import path from 'path';
 
 import type { Browser, Page } from 'playwright-core';
@@ -23,6 +22,7 @@ import {
 	importCredential,
 	importWorkflows,
 	privateFolder,
+	privateLog,
 	publishWorkflow,
 	setupOwner,
 } from './setup';
@@ -58,7 +58,7 @@ beforeAll(async () => {
 	await publishWorkflow(options, 'mcrmRestockFlow01');
 	n8n = await startN8n({
 		...options,
-		output: (chunk) => appendFileSync(path.join(tmpdir(), 'n8n-e2e-server.log'), chunk),
+		output: privateLog('n8n-server.log'),
 	});
 	cookie = await setupOwner(n8n.url);
 });

@@ -1,5 +1,5 @@
 /** Credentials and workflows imported into a real n8n, shared by `npm run dev` and the e2e tests. */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import path from 'path';
 
@@ -20,7 +20,27 @@ export function privateFolder(prefix: string): string {
 	return folder;
 }
 
+let logFolder: string | undefined;
+
+/**
+ * A writer of an n8n process's output into a private folder removed with the others (a log may
+ * hold what n8n printed of a credential); Jest shows the failing assertion. Output that comes
+ * after the folder is gone (n8n stopping) is dropped.
+ */
+export function privateLog(name: string): (text: string) => void {
+	logFolder ??= privateFolder('n8n-e2e-logs-');
+	const file = path.join(logFolder, name);
+	return (text) => {
+		try {
+			appendFileSync(file, text, { mode: 0o600 });
+		} catch {
+			// The folder was removed at the end of the test file.
+		}
+	};
+}
+
 function removePrivateFolders(): void {
+	logFolder = undefined;
 	for (const folder of privateFolders.splice(0)) rmSync(folder, { recursive: true, force: true });
 }
 
