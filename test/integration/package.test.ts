@@ -10,6 +10,9 @@ import path from 'path';
 
 import { parse } from 'yaml';
 
+import type { WorkflowJson } from '../e2e/setup';
+import { exampleWorkflows } from '../e2e/setup';
+import { statusMarkLookalikes } from '../harness/icon';
 import { anchorsOf, slug } from '../harness/markdown';
 import { PACKAGE_ROOT } from '../harness/n8n';
 
@@ -126,6 +129,62 @@ describe('the published package', () => {
 		// Compressed size: small enough for any n8n to install quickly.
 		expect(tarballBytes).toBeLessThan(200_000);
 		console.log(`package: ${list.length} files, ${tarballBytes} bytes packed`);
+	});
+});
+
+describe('the icons', () => {
+	it.each(['messagingCrm.svg', 'messagingCrm.dark.svg'])(
+		"%s draws nothing n8n's status marks could be taken for (no check, cross or dot in a corner, no green or red)",
+		(file) => {
+			expect(
+				statusMarkLookalikes(readFileSync(path.join(PACKAGE_ROOT, 'icons', file), 'utf8')),
+			).toEqual([]);
+		},
+	);
+
+	it('planted: the icon this package had until now, with a green check at its lower right, is caught', () => {
+		const before = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64" width="64" height="64">
+			<rect x="4" y="8" width="46" height="34" rx="8" fill="#2563eb"/>
+			<circle cx="50" cy="46" r="11" fill="#16a34a"/>
+			<path d="M45 46 l4 4 l7 -8" stroke="#ffffff" stroke-width="3" fill="none"/>
+		</svg>`;
+		const found = statusMarkLookalikes(before);
+		expect(found.filter((f) => f.startsWith('<circle'))).toHaveLength(2);
+		expect(found.filter((f) => f.startsWith('<path'))).toEqual([
+			expect.stringContaining('lower right corner'),
+		]);
+		expect(found.filter((f) => f.startsWith('<rect'))).toEqual([]);
+		// A dot in the upper left corner, drawn in the icon's own blue.
+		expect(
+			statusMarkLookalikes(
+				'<svg viewBox="0 0 64 64"><circle cx="6" cy="6" r="4" fill="#2563eb"/></svg>',
+			),
+		).toEqual([expect.stringContaining('a mark in a corner')]);
+	});
+});
+
+/** The node ids of a workflow that are not UUIDs (n8n's PostgreSQL schema keeps 36 characters). */
+function nonUuidNodeIds(workflow: { nodes: Array<{ id?: string; name: string }> }): string[] {
+	const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+	return workflow.nodes.filter((n) => !uuid.test(n.id ?? '')).map((n) => `${n.name}: ${n.id}`);
+}
+
+describe('the example workflows', () => {
+	const examples = exampleWorkflows();
+
+	it.each(examples.map((w) => [w.name, w]))(
+		'%s: every node id is a UUID (PostgreSQL refused the 40-character ones)',
+		(_name, workflow) => {
+			expect(nonUuidNodeIds(workflow as WorkflowJson)).toEqual([]);
+		},
+	);
+
+	it('planted: the 40-character id the restock example had is caught', () => {
+		expect(
+			nonUuidNodeIds({
+				nodes: [{ name: 'Pool became low', id: '778690398923-0000-4000-8000-000000000000' }],
+			}),
+		).toEqual(['Pool became low: 778690398923-0000-4000-8000-000000000000']);
 	});
 });
 
