@@ -2,6 +2,7 @@ import axios from 'axios';
 
 import type { Sandbox } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
+import { DEMO } from '../sandbox/store';
 
 let sandbox: Sandbox;
 beforeAll(async () => {
@@ -93,5 +94,43 @@ describe('sandbox control surface', () => {
 		expect(Number(third.headers['retry-after'])).toBeGreaterThanOrEqual(1);
 		expect(Number(third.headers['x-ratelimit-reset'])).toBeLessThanOrEqual(3);
 		await control('POST', '/config', { rateLimit: { limit: 120, windowMs: 60000 } });
+	});
+});
+
+describe('sandbox state kept across a restart (npm run dev)', () => {
+	it('a second sandbox loaded from the first one’s saved state has its customers, keys, stored answers and codes', async () => {
+		const first = await startSandbox();
+		const second = await startSandbox();
+		const key = first.mintKey();
+		const api = (base: string, path: string, data: unknown, idempotencyKey: string) =>
+			http.post(`${base}${path}`, data, {
+				headers: { Authorization: `Bearer ${key}`, 'Idempotency-Key': idempotencyKey },
+			});
+		try {
+			const made = await api(first.url, '/customers', { phone: '+15550109999' }, 'k-upsert');
+			const id = made.data.id as string;
+			first.issueCodes(DEMO.welcomePool, 2, [id]);
+			const saved = first.saveState();
+			expect(saved).not.toContain('byCode');
+			second.loadState(saved);
+			const again = await api(
+				second.url,
+				'/customers',
+				{ phone: '+15550109999' },
+				'k-upsert',
+			);
+			expect([again.status, again.data]).toEqual([made.status, made.data]);
+			expect(again.headers['idempotent-replayed']).toBe('true');
+			expect(again.data.id).toBe(id);
+			expect(second.store.customers.size).toBe(first.store.customers.size);
+			// The pool's index by code points at its rows again: an issued code is found by its code.
+			const pool = second.store.promoPools.get(DEMO.welcomePool)!;
+			const issued = pool.rows.find((r) => r.customer_id === id)!;
+			expect(pool.byCode.get(issued.code)).toBe(issued);
+			expect(second.saveState()).toBe(saved);
+		} finally {
+			await first.stop();
+			await second.stop();
+		}
 	});
 });

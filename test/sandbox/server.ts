@@ -30,6 +30,7 @@ import {
 	snapshot,
 	stats,
 } from './simulations';
+import { decodeState, encodeState } from './persist';
 import { seedDemo, Store } from './store';
 
 export type { ChaosConfig, FaultKind, FaultSpec } from './faults';
@@ -291,6 +292,39 @@ export class Sandbox {
 		if (seed === 'demo') {
 			seedDemo(this.store, new Date(this.now()).toISOString());
 		}
+	}
+
+	/** The company, its keys and its stored answers, as text (see persist.ts); faults and log are not kept. */
+	saveState(): string {
+		return encodeState({
+			version: 1,
+			store: this.store,
+			keys: this.keys,
+			idempotency: this.idempotency,
+			idempotencyScope: this.idempotencyScope,
+			markReplays: this.markReplays,
+		});
+	}
+
+	/** Back to a state saved by saveState (a restart of `npm run dev`). */
+	loadState(text: string): void {
+		const state = decodeState(text) as {
+			version: number;
+			store: Store;
+			keys: Map<string, KeyRecord>;
+			idempotency: Map<string, StoredAnswer>;
+			idempotencyScope: IdempotencyScope;
+			markReplays: boolean;
+		};
+		if (state.version !== 1) throw new Error(`Unknown sandbox state version ${state.version}`);
+		this.reset('empty');
+		Object.assign(this.store, state.store);
+		for (const pool of this.store.promoPools.values())
+			pool.byCode = new Map(pool.rows.map((row) => [row.code, row]));
+		this.keys = state.keys;
+		this.idempotency = state.idempotency;
+		this.idempotencyScope = state.idempotencyScope;
+		this.markReplays = state.markReplays;
 	}
 
 	addKey(key: string, scopes: string[] = ALL_SCOPES): string {

@@ -1,0 +1,99 @@
+/**
+ * The demo company of `npm run dev` lets every operation be tried: its people are found by phone,
+ * email and messenger, and each shows the outcome it is there for, through n8n's engine.
+ */
+import { byId, byMode, useSandbox } from '../harness/fixtures';
+import { DEMO_PEOPLE, demoPersonId, seedDemoPeople } from '../sandbox/demo';
+import { DEMO } from '../sandbox/store';
+
+const env = useSandbox();
+beforeEach(() => seedDemoPeople(env.sandbox));
+
+const anna = demoPersonId('Anna Petrova');
+const send = (name: string, messengerType: string, extra: Record<string, unknown> = {}) =>
+	env.run({
+		resource: 'message',
+		operation: 'send',
+		customerId: byId(demoPersonId(name)),
+		messengerType,
+		content: 'text',
+		text: 'Hello from the demo',
+		...extra,
+	});
+
+describe('The demo company', () => {
+	it('has people with phones, emails and messengers of every kind the agents use', () => {
+		const types = new Set(DEMO_PEOPLE.flatMap((p) => p.messengers.map(([type]) => type)));
+		const agentTypes = [...env.sandbox.store.agents.values()].flatMap((a) => a.messengers);
+		expect([...types].sort()).toEqual([...new Set(agentTypes)].sort());
+		expect(DEMO_PEOPLE.filter((p) => p.phone).length).toBeGreaterThanOrEqual(4);
+		expect(DEMO_PEOPLE.filter((p) => p.email).length).toBeGreaterThanOrEqual(4);
+	});
+
+	it('finds a person by phone, by email and by messenger, with Find and with the locator', async () => {
+		for (const [findBy, fields] of [
+			['phone', { phone: '+1 555 010 0001' }],
+			['email', { email: 'Anna.Petrova@example.com' }],
+			['messenger', { messengerType: 'telegram', messengerId: '100000001' }],
+		] as const) {
+			const [found] = await env.ok({ resource: 'customer', operation: 'find', findBy, ...fields });
+			expect(found?.id).toBe(anna);
+		}
+		for (const locator of [
+			byMode('phone', '+15550100001'),
+			byMode('email', 'anna.petrova@example.com'),
+			byMode('messenger', 'whatsapp:15550100001'),
+		]) {
+			const [got] = await env.ok({ resource: 'customer', operation: 'get', customerId: locator });
+			expect(got).toMatchObject({ id: anna, full_name: 'Anna Petrova' });
+		}
+	});
+
+	it('shows each send outcome on its own person', async () => {
+		expect((await send('Anna Petrova', 'whatsapp')).items[0].json.status).toBe('sent');
+		expect((await send('Ben Okafor', 'whatsapp')).error?.message).toMatch(/^bizchat_window_closed/);
+		const template = await send('Ben Okafor', 'whatsapp', {
+			content: 'template',
+			templateName: 'order_update',
+			templateLanguage: 'en',
+			templateVariables: { variable: [{ value: 'Ben' }, { value: 'A-17' }] },
+		});
+		expect(template.items[0].json.status).toBe('sent');
+		expect((await send('Chloé Martin', 'telegram')).error?.message).toMatch(/^no_peer/);
+		expect((await send('Dmitri Ivanov', 'telegram')).error?.message).toMatch(
+			/^recipient_unreachable/,
+		);
+		for (const [name, type] of [
+			['Dmitri Ivanov', 'max'],
+			['Eva Novak', 'web_widget'],
+			['Farid Haddad', 'whatsapp_personal'],
+			['Ben Okafor', 'vk'],
+			['Chloé Martin', 'instagram'],
+			['Eva Novak', 'facebook'],
+		])
+			expect((await send(name, type)).items[0]?.json.status).toBe('sent');
+	});
+
+	it('has deals in pipelines, a pool one request above its low threshold, and a pending template', async () => {
+		const deals = await env.ok({
+			resource: 'deal',
+			operation: 'getMany',
+			customerId: byId(anna),
+		});
+		expect(deals).toEqual([expect.objectContaining({ pipeline_id: DEMO.salesPipeline })]);
+		const [vip] = await env.ok({
+			resource: 'promoPool',
+			operation: 'get',
+			poolId: byId(DEMO.vipPool),
+		});
+		expect(vip).toMatchObject({ remaining: 4, low_threshold: 3 });
+		const [welcome] = await env.ok({
+			resource: 'promoPool',
+			operation: 'get',
+			poolId: byId(DEMO.welcomePool),
+		});
+		expect(welcome).toMatchObject({ remaining: 38 });
+		const templates = await env.ok({ resource: 'template', operation: 'getMany' });
+		expect(templates.map((t) => t.status)).toContain('PENDING');
+	});
+});
