@@ -114,11 +114,26 @@ describe("n8n's Retry of a failed execution", () => {
 });
 
 describe('a new event, a deliberate repeat', () => {
-	it('a new event whose data differs sends again', async () => {
+	it('a new event that asks for another message sends again; one that asks for the same message within 24 hours does not', async () => {
 		const { ids } = customers(1);
-		await env.ok(sendEach(), [{ json: { customerId: ids[0], orderId: 'A-1' } }]);
-		await env.ok(sendEach(), [{ json: { customerId: ids[0], orderId: 'A-2' } }]);
+		const perOrder = sendEach({ text: '=Your order {{ $json.orderId }} has shipped' });
+		await env.ok(perOrder, [{ json: { customerId: ids[0], orderId: 'A-1' } }]);
+		await env.ok(perOrder, [{ json: { customerId: ids[0], orderId: 'A-2' } }]);
 		expect(sentTo(ids)).toEqual([2]);
+		await env.ok(sendEach(), [{ json: { customerId: ids[0], orderId: 'A-1' } }]);
+		const [same] = await env.ok(sendEach(), [{ json: { customerId: ids[0], orderId: 'A-2' } }]);
+		expect(same.replayed).toBe(true);
+		expect(sentTo(ids)).toEqual([3]);
+	});
+
+	it('a re-run whose earlier nodes answer differently the second time (Open Conversation: created, then not) sends nothing twice', async () => {
+		const { ids } = customers(1);
+		// What an Open Conversation before the send passes on: the first run creates the dialog,
+		// a re-run of the same event finds it.
+		await env.ok(sendEach(), [{ json: { customerId: ids[0], created: true } }]);
+		const [again] = await env.ok(sendEach(), [{ json: { customerId: ids[0], created: false } }]);
+		expect(again.replayed).toBe(true);
+		expect(sentTo(ids)).toEqual([1]);
 	});
 
 	it('an identical repeat within 24 hours returns the first answer, marked replayed; Every Execution Sends sends it again', async () => {

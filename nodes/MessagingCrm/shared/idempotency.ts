@@ -5,10 +5,10 @@ import { invalidInput } from '../helpers/validate';
 import { runsAsTool } from '../helpers/tool';
 
 /**
- * How the default Idempotency-Key is made. `input` (the default): from the workflow, the node,
- * its run, the input item's data and the request itself, so that n8n's Retry of a failed or
- * crashed execution (a new execution ID, the same items) sends nothing twice, while a new event
- * with other data is a new send. `execution`: from the execution, node, run and item, so that
+ * How the default Idempotency-Key is made. `input` (the default; the value kept from when the
+ * input item counted too): from the workflow, the node, its run and the request itself, so that
+ * any re-run of the same event (n8n's Retry, the editor, a webhook delivered again) sends nothing
+ * twice, while a new event that asks for another request is a new send. `execution`: from the execution, node, run and item, so that
  * every execution sends, identical or not (n8n's Retry then sends again what had gone through).
  */
 export const repeatProtectionOption: INodeProperties = {
@@ -18,10 +18,10 @@ export const repeatProtectionOption: INodeProperties = {
 	default: 'input',
 	options: [
 		{
-			name: 'Same Input, Same Request: Send Once',
+			name: 'Same Request: Send Once',
 			value: 'input',
 			description:
-				"Any run with the same input item and the same request within 24 hours (n8n's Retry of a failed execution, the editor, a webhook delivered again) returns the first answer for what went through instead of sending again; an item that was refused is tried anew. A new event with other data sends.",
+				"The same request from this node within 24 hours (n8n's Retry of a failed execution, the editor, a webhook delivered again) returns the first answer for what went through instead of sending again, whatever the nodes before it answered this time; an item that was refused is tried anew. A request with other content sends.",
 		},
 		{
 			name: 'Every Execution Sends',
@@ -31,7 +31,7 @@ export const repeatProtectionOption: INodeProperties = {
 		},
 	],
 	description:
-		"What a repeat does. The default makes n8n's Retry safe; a deliberately repeated identical message (say, an hourly reminder with the same text) is then sent once in 24 hours unless you choose Every Execution Sends or map your own key.",
+		"What a repeat does. The default makes every re-run safe; the same message to the same customer (say, an hourly reminder with the same text, or two form submissions that ask for the same welcome) is then sent once in 24 hours unless you choose Every Execution Sends or map your own key.",
 };
 
 export const idempotencyKeyOption: INodeProperties = {
@@ -107,24 +107,27 @@ export function customKey(
 }
 
 /**
- * The Idempotency-Key Repeat Protection derives for one request. The input-derived key holds the
- * request itself, so that it can never be reused with another body, whatever scope the server
- * keeps keys in.
+ * The Idempotency-Key Repeat Protection derives for one request: from the workflow, the node, its
+ * run and the request itself (path and body), so that it can never be reused with another body,
+ * whatever scope the server keeps keys in. Not from the input item: what reaches the node can
+ * differ on a re-run of the same event although the request does not (an Open Conversation before
+ * it answers `created: true` the first time and `false` after; a Get Customer shows the message
+ * the first run sent), and a re-run would then send again what had gone through.
  */
 export function derivedKey(ctx: IExecuteFunctions, itemIndex: number, source: KeySource): string {
 	const { workflow, node, runIndex } = runOf(ctx);
 	if (source.protection === 'execution') {
 		return digest([workflow, ctx.getExecutionId(), node, runIndex, itemIndex, source.purpose]);
 	}
-	const input = ctx.getInputData()[itemIndex]?.json ?? {};
 	if (runsAsTool(ctx)) {
+		const input = ctx.getInputData()[itemIndex]?.json ?? {};
 		// An AI Agent's call: n8n numbers the tool's runs and gives each call the model's new call
 		// ID, so neither may count, or a model repeating itself, and n8n's Retry of the agent's
 		// execution, would send twice. The agent's input (the chat message) and the arguments do.
 		const call = { ...input, toolCallId: undefined };
 		return digest([workflow, node, source.purpose, source.path, source.body, call]);
 	}
-	return digest([workflow, node, runIndex, source.purpose, source.path, source.body, input]);
+	return digest([workflow, node, runIndex, source.purpose, source.path, source.body]);
 }
 
 /**
