@@ -90,7 +90,7 @@ const stats = async () =>
 
 /** n8n's own HTTP Request node, from the n8n installed for the end-to-end tests. */
 async function nodeTypesWithHttpRequest(): Promise<INodeTypes> {
-	ensureN8n(N8N_VERSION);
+	await ensureN8n(N8N_VERSION);
 	const loader = new PackageDirectoryLoader(
 		path.join(ROOT, '.cache', `n8n-${N8N_VERSION}`, 'node_modules', 'n8n-nodes-base'),
 		[],

@@ -1,12 +1,28 @@
 /**
  * `npm run dev`: the package (built by the npm script before this runs) inside a real n8n, against
  * the sandbox with its demo company. The first run installs n8n into .cache/ (a few minutes);
- * later runs start in seconds. Ctrl-C stops everything it started.
+ * later runs start in seconds.
  *
  * `npm run dev:queue` (this with --queue): the same in n8n's queue mode: PostgreSQL and Redis from
  * Debian's packages, n8n main and two workers (see test/e2e/queue.ts).
+ *
+ * A rehearsal of a deployment: every process's output goes to a file under `<home>/logs/` (error
+ * lines are echoed here too); an n8n process that dies is reported and started again while the
+ * rest keeps running; the sandbox's company and control token are kept in `<home>/sandbox.json`
+ * across restarts (`--clean` starts from nothing); SIGINT, SIGTERM or SIGHUP stops everything.
+ * Home: .cache/dev-home or .cache/dev-queue, or DEV_HOME.
  */
-import { existsSync, writeFileSync } from 'fs';
+import type { ChildProcess } from 'child_process';
+import {
+	appendFileSync,
+	chmodSync,
+	existsSync,
+	mkdirSync,
+	readFileSync,
+	renameSync,
+	rmSync,
+	writeFileSync,
+} from 'fs';
 import path from 'path';
 
 import type { N8nOptions } from '../e2e/n8n';
@@ -14,101 +30,226 @@ import { ensureN8n, N8N_VERSION, prepareUserFolder, ROOT, startN8n } from '../e2
 import { startQueueStack } from '../e2e/queue';
 import { exampleWorkflows, importCredential, importWorkflows, setupOwner } from '../e2e/setup';
 import { DEMO_API_KEY } from '../sandbox/cli';
+import { seedDemoPeople } from '../sandbox/demo';
+import type { Sandbox } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
-import { DEMO } from '../sandbox/store';
+import { endDescendants } from './processes';
 
 const N8N_PORT = Number(process.env.N8N_PORT ?? 5678);
 const SANDBOX_PORT = Number(process.env.SANDBOX_PORT ?? 4010);
+const PG_PORT = Number(process.env.DEV_PG_PORT ?? 5439);
+const REDIS_PORT = Number(process.env.DEV_REDIS_PORT ?? 6390);
 const EMAIL = 'demo@example.com';
 const PASSWORD = 'Demo-password-1';
 const QUEUE = process.argv.includes('--queue');
+const CLEAN = process.argv.includes('--clean');
+const HOME = path.resolve(
+	process.env.DEV_HOME ?? path.join(ROOT, '.cache', QUEUE ? 'dev-queue' : 'dev-home'),
+);
+const LOGS = path.join(HOME, 'logs');
+const STATE = path.join(HOME, 'sandbox.json');
+/** More restarts than this within a minute: something is wrong beyond a crash; stop. */
+const MAX_RESTARTS_PER_MINUTE = 5;
 
-async function main() {
-	ensureN8n(N8N_VERSION);
+const say = (line: string) => console.log(line);
+const logFile = (who: string) => path.join(LOGS, `${who}.log`);
+
+/** A process's output into its log; n8n's error lines (PostgreSQL's fatal ones) also here. */
+function output(who: string, chunk: string): void {
+	appendFileSync(logFile(who), chunk, { mode: 0o600 });
+	const errors = who === 'postgres' ? /\b(FATAL|PANIC)\b/ : /\berror\b/i;
+	for (const line of chunk.split('\n'))
+		if (errors.test(line)) console.error(`[${who}] ${line.trim()}`);
+}
+
+/** Writes a file readable by this user only, whole or not at all. */
+function writePrivate(file: string, text: string): void {
+	const partial = `${file}.partial`;
+	writeFileSync(partial, text, { mode: 0o600 });
+	renameSync(partial, file);
+}
+
+/** The sandbox, with the company kept from the last run unless --clean. */
+async function sandboxFromState(): Promise<Sandbox> {
+	const saved = existsSync(STATE)
+		? (JSON.parse(readFileSync(STATE, 'utf8')) as { controlToken: string; state: string })
+		: undefined;
 	const sandbox = await startSandbox({
 		port: SANDBOX_PORT,
 		seed: 'demo',
 		keys: [{ key: DEMO_API_KEY }],
+		controlToken: saved?.controlToken,
 	});
-	// Some customers have asked for codes already: one pool is comfortable, the other runs low.
-	sandbox.issueCodes(DEMO.welcomePool, 12);
-	sandbox.issueCodes(DEMO.vipPool, 8);
-	console.log(
-		`Sandbox with the demo company: ${sandbox.url} (API key ${DEMO_API_KEY}, control token ${sandbox.controlToken})`,
-	);
+	if (saved) sandbox.loadState(saved.state);
+	else seedDemoPeople(sandbox);
+	return sandbox;
+}
 
-	const home = path.join(ROOT, '.cache', QUEUE ? 'dev-queue' : 'dev-home');
-	const ready = path.join(home, QUEUE ? 'dev-ready' : path.join('.n8n', 'dev-ready'));
+let stopping = false;
+let stopN8n: (() => Promise<void>) | undefined;
+let sandbox: Sandbox | undefined;
+let lastSaved = '';
+
+function saveSandbox(): void {
+	if (!sandbox) return;
+	const state = sandbox.saveState();
+	if (state === lastSaved) return;
+	writePrivate(STATE, JSON.stringify({ controlToken: sandbox.controlToken, state }));
+	lastSaved = state;
+}
+
+async function shutdown(code: number, why: string): Promise<void> {
+	if (stopping) return;
+	stopping = true;
+	say(`\n${why}: stopping n8n${QUEUE ? ', PostgreSQL, Redis' : ''} and the sandbox...`);
+	try {
+		await stopN8n?.();
+	} catch (error) {
+		console.error(error);
+	}
+	saveSandbox();
+	await sandbox?.stop();
+	// Whatever a stop did not end (a signal during the start, a process that would not stop).
+	await endDescendants();
+	say('Stopped.');
+	process.exit(code);
+}
+
+/**
+ * Watches an n8n process: when it dies, says so and starts it again (`restart`), unless it dies
+ * too often; `current` gives the process after a restart.
+ */
+function keepAlive(who: string, current: () => ChildProcess, restart: () => Promise<void>): void {
+	const restarts: number[] = [];
+	const watch = (child: ChildProcess) => {
+		child.once('exit', (code, signal) => {
+			if (stopping) return;
+			const now = Date.now();
+			restarts.push(now);
+			while (restarts[0] < now - 60_000) restarts.shift();
+			console.error(
+				`${who} exited (${signal ?? `code ${String(code)}`}); its log: ${path.relative(process.cwd(), logFile(who))}`,
+			);
+			if (restarts.length > MAX_RESTARTS_PER_MINUTE) {
+				void shutdown(1, `${who} died ${restarts.length} times in a minute`);
+				return;
+			}
+			say(`Starting ${who} again; the rest keeps running...`);
+			restart().then(
+				() => {
+					say(`${who} is running again (pid ${String(current().pid)}).`);
+					watch(current());
+				},
+				(error: unknown) => {
+					console.error(error);
+					void shutdown(1, `${who} could not be started again`);
+				},
+			);
+		});
+	};
+	watch(current());
+}
+
+async function main() {
+	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+		process.on(signal, () => void shutdown(0, signal));
+	if (CLEAN) {
+		say(
+			`--clean: removing ${path.relative(process.cwd(), HOME)} (n8n's data, the sandbox's company, logs)`,
+		);
+		rmSync(HOME, { recursive: true, force: true });
+	}
+	mkdirSync(LOGS, { recursive: true, mode: 0o700 });
+	// Only this user reads the home; PostgreSQL's user may pass through it to its own data folder.
+	chmodSync(HOME, QUEUE ? 0o711 : 0o700);
+	await ensureN8n(N8N_VERSION);
+	sandbox = await sandboxFromState();
+	saveSandbox();
+	const saver = setInterval(saveSandbox, 5_000);
+	saver.unref();
+
+	const ready = path.join(HOME, QUEUE ? 'dev-ready' : path.join('.n8n', 'dev-ready'));
 	const firstRun = !existsSync(ready);
+	const { url: sandboxUrl } = sandbox;
 	const importExamples = async (options: N8nOptions) => {
 		if (!firstRun) return;
-		console.log('Importing the "Messaging CRM sandbox" credential and the example workflows...');
-		await importCredential(options, { baseUrl: sandbox.url, apiKey: DEMO_API_KEY });
+		say('Importing the "Messaging CRM sandbox" credential and the example workflows...');
+		await importCredential(options, { baseUrl: sandboxUrl, apiKey: DEMO_API_KEY });
 		await importWorkflows(options, exampleWorkflows());
 	};
-	let stopAll: () => Promise<void>;
 	let url: string;
-	let exits: Array<{ on(event: 'exit', listener: (code: number | null) => void): unknown }>;
+	let processes: () => string[];
 	if (QUEUE) {
-		console.log(
-			`Starting PostgreSQL, Redis, n8n ${N8N_VERSION} main and 2 workers (queue mode)...`,
-		);
+		say(`Starting PostgreSQL, Redis, n8n ${N8N_VERSION} main and 2 workers (queue mode)...`);
 		const stack = await startQueueStack(
-			{ root: home, mainPort: N8N_PORT, fresh: false },
+			{
+				root: HOME,
+				mainPort: N8N_PORT,
+				pgPort: PG_PORT,
+				redisPort: REDIS_PORT,
+				fresh: false,
+				output,
+			},
 			importExamples,
 		);
 		({ url } = stack);
-		stopAll = stack.stop;
-		exits = [stack.main.process, ...stack.workers.map((w) => w.process)];
+		stopN8n = stack.stop;
+		processes = () => [
+			`main (pid ${String(stack.main.process.pid)})`,
+			...stack.workers.map((w, i) => `worker-${i + 1} (pid ${String(w.process.pid)})`),
+		];
+		keepAlive('main', () => stack.main.process, stack.restartMain);
+		stack.workers.forEach((_w, i) =>
+			keepAlive(
+				`worker-${i + 1}`,
+				() => stack.workers[i].process,
+				() => stack.restartWorker(i),
+			),
+		);
 	} else {
-		prepareUserFolder(home, false);
-		const options = { userFolder: home, port: N8N_PORT };
+		prepareUserFolder(HOME, false);
+		const options = { userFolder: HOME, port: N8N_PORT };
 		await importExamples(options);
-		console.log(`Starting n8n ${N8N_VERSION}...`);
-		const n8n = await startN8n(options);
+		say(`Starting n8n ${N8N_VERSION}...`);
+		const start = () => startN8n({ ...options, output: (chunk) => output('n8n', chunk) });
+		let n8n = await start();
 		({ url } = n8n);
-		stopAll = n8n.stop;
-		exits = [n8n.process];
+		stopN8n = () => n8n.stop();
+		processes = () => [`n8n (pid ${String(n8n.process.pid)})`];
+		keepAlive(
+			'n8n',
+			() => n8n.process,
+			async () => {
+				n8n = await start();
+			},
+		);
 	}
 	if (firstRun) {
 		await setupOwner(url, EMAIL, PASSWORD);
 		writeFileSync(ready, new Date().toISOString());
 	}
-	console.log('');
-	console.log(`n8n is ready: ${url}  (log in as ${EMAIL} / ${PASSWORD})`);
-	console.log(
+	const here = (file: string) => path.relative(process.cwd(), file);
+	say('');
+	say(`n8n is ready: ${url}  (log in as ${EMAIL} / ${PASSWORD})`);
+	say(
 		'The Messaging CRM nodes, a credential pointing at the sandbox and four example workflows are there.',
 	);
-	console.log(
+	say(
 		'"AI agent answers a customer" needs a model: open its OpenAI Chat Model node and create an OpenAI credential (any OpenAI-compatible Base URL works).',
 	);
+	say(
+		`Sandbox: ${sandbox.url} (API key ${DEMO_API_KEY}, control token ${sandbox.controlToken}); its company is kept in ${here(STATE)} (start with --clean for a new one).`,
+	);
 	if (QUEUE)
-		console.log(
-			'Queue mode: main serves the editor, webhooks and triggers; 2 workers run the executions.',
+		say(
+			'Queue mode: main serves the editor, webhooks and triggers; 2 workers run the executions. A process that dies is started again.',
 		);
-	console.log('Ctrl-C stops everything.');
-	let stopping = false;
-	const stop = async () => {
-		if (stopping) return;
-		stopping = true;
-		console.log('\nStopping n8n and the sandbox...');
-		await stopAll();
-		await sandbox.stop();
-		process.exit(0);
-	};
-	process.on('SIGINT', () => void stop());
-	process.on('SIGTERM', () => void stop());
-	for (const child of exits) {
-		child.on('exit', (code) => {
-			if (!stopping) {
-				console.error(`An n8n process exited (${String(code)})`);
-				void stop().then(() => process.exit(1));
-			}
-		});
-	}
+	say(`Logs: ${here(LOGS)}/ (error lines are shown here too).`);
+	say(`Processes: ${processes().join(', ')}.`);
+	say('Ctrl-C stops everything.');
 }
 
 main().catch((error: unknown) => {
 	console.error(error);
-	process.exit(1);
+	void shutdown(1, 'The start failed');
 });

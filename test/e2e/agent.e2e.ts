@@ -198,7 +198,7 @@ async function startAgentN8n(
 	version: string,
 	port: number,
 ): Promise<{ session: ChatSession; stop: () => Promise<void> }> {
-	ensureN8n(version);
+	await ensureN8n(version);
 	const options = {
 		userFolder: privateFolder(`n8n-e2e-agent-${version}-`),
 		port,

@@ -23,7 +23,7 @@ describe.each([N8N_VERSION, N8N_V1_VERSION])(
 		};
 
 		beforeAll(async () => {
-			ensureN8n(version);
+			await ensureN8n(version);
 			sandbox = await startSandbox();
 			prepareUserFolder(options.userFolder);
 			apiKey = sandbox.mintKey();

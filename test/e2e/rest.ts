@@ -97,6 +97,36 @@ export async function executeInEditor(
 	workflowId: string,
 	trigger: string,
 ): Promise<ExecutionSummary> {
+	const id = await startInEditor(session, workflowId, trigger);
+	let ended: ExecutionSummary | undefined;
+	await until(`execution ${id} to end`, async () => {
+		ended = (await executions(session, workflowId)).find((e) => e.id === id);
+		return ended !== undefined && !['running', 'new', 'waiting'].includes(ended.status);
+	});
+	return ended!;
+}
+
+/** The editor's Publish: makes the workflow's current version live. */
+export async function publishInEditor(session: Session, workflowId: string): Promise<void> {
+	const got = await fetch(`${session.url}/rest/workflows/${workflowId}`, {
+		headers: { cookie: session.cookie },
+	});
+	const { data } = (await got.json()) as { data: { versionId: string } };
+	const response = await fetch(`${session.url}/rest/workflows/${workflowId}/activate`, {
+		method: 'POST',
+		headers: { cookie: session.cookie, 'Content-Type': 'application/json', 'browser-id': 'e2e' },
+		body: JSON.stringify({ versionId: data.versionId }),
+	});
+	if (!response.ok)
+		throw new Error(`Publish answered ${response.status}: ${await response.text()}`);
+}
+
+/** The editor's Execute workflow without waiting: the new execution's id. */
+export async function startInEditor(
+	session: Session,
+	workflowId: string,
+	trigger: string,
+): Promise<string> {
 	const response = await fetch(`${session.url}/rest/workflows/${workflowId}/run`, {
 		method: 'POST',
 		headers: { cookie: session.cookie, 'Content-Type': 'application/json', 'browser-id': 'e2e' },
@@ -105,10 +135,5 @@ export async function executeInEditor(
 	const body = (await response.json()) as { data?: { executionId?: string } };
 	const id = body.data?.executionId;
 	if (!id) throw new Error(`Execute workflow answered ${response.status}: ${JSON.stringify(body)}`);
-	let ended: ExecutionSummary | undefined;
-	await until(`execution ${id} to end`, async () => {
-		ended = (await executions(session, workflowId)).find((e) => e.id === id);
-		return ended !== undefined && !['running', 'new', 'waiting'].includes(ended.status);
-	});
-	return ended!;
+	return id;
 }

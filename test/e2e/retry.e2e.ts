@@ -70,7 +70,7 @@ const customers = (count: number) =>
 const sentTo = (ids: string[]) => sandbox.sentTo(ids);
 
 beforeAll(async () => {
-	ensureN8n(N8N_VERSION);
+	await ensureN8n(N8N_VERSION);
 	sandbox = await startSandbox({ rateLimit: { enabled: false } });
 	prepareUserFolder(options.userFolder);
 	await importCredential(options, { baseUrl: sandbox.url, apiKey: sandbox.mintKey() });

@@ -46,7 +46,7 @@ const uploads = () =>
 	sandbox.requests().filter((r) => r.method === 'POST' && r.path.endsWith('/codes'));
 
 beforeAll(async () => {
-	ensureN8n(N8N_VERSION);
+	await ensureN8n(N8N_VERSION);
 	sandbox = await startSandbox();
 	prepareUserFolder(options.userFolder);
 	await importCredential(options, { baseUrl: sandbox.url, apiKey: sandbox.mintKey() });

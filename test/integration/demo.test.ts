@@ -2,6 +2,7 @@
  * The demo company of `npm run dev` lets every operation be tried: its people are found by phone,
  * email and messenger, and each shows the outcome it is there for, through n8n's engine.
  */
+import { exampleWorkflows } from '../e2e/setup';
 import { byId, byMode, useSandbox } from '../harness/fixtures';
 import { DEMO_PEOPLE, demoPersonId, seedDemoPeople } from '../sandbox/demo';
 import { DEMO } from '../sandbox/store';
@@ -95,5 +96,13 @@ describe('The demo company', () => {
 		expect(welcome).toMatchObject({ remaining: 38 });
 		const templates = await env.ok({ resource: 'template', operation: 'getMany' });
 		expect(templates.map((t) => t.status)).toContain('PENDING');
+	});
+
+	it('the "Deal moved to Proposal" example watches a demo customer whose deal can move to Proposal', () => {
+		const example = exampleWorkflows().find((w) => w.id === 'mcrmProposalFlow1')!;
+		const watched = String(example.nodes[0].parameters.customerIds);
+		expect(watched).toBe(anna);
+		const deal = [...env.sandbox.store.deals.values()].find((d) => d.customer_id === anna)!;
+		expect(deal.pipeline_id).toBe(example.nodes[0].parameters.pipelineId);
 	});
 });

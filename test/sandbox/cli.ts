@@ -2,6 +2,7 @@
  * `npm run sandbox`: the sandbox on a fixed port with the demo company, for trying the node by
  * hand or with `npm run dev`. Prints its URL, a demo key with every scope and the control token.
  */
+import { seedDemoPeople } from './demo';
 import { startSandbox } from './server';
 
 export const DEMO_API_KEY = 'mcrm_demo_sandbox_key_all_scopes';
@@ -17,6 +18,7 @@ async function main() {
 		rateLimit: { limit, windowMs },
 		controlToken: process.env.SANDBOX_CONTROL_TOKEN,
 	});
+	seedDemoPeople(sandbox);
 	console.log(`Messaging CRM sandbox listening on ${sandbox.url}`);
 	console.log(
 		`  API key (all scopes): ${process.env.SANDBOX_API_KEY ? '(from SANDBOX_API_KEY)' : DEMO_API_KEY}`,

@@ -1,0 +1,258 @@
+/**
+ * `npm run dev:queue` as a newcomer meets it, run through npm as the README says, in a private
+ * home (DEV_HOME) on ports of its own: the examples imported, published and run under PostgreSQL
+ * with no error line in n8n's logs; every port on loopback; the README's worker-death walkthrough
+ * (a worker killed while it sends, reported and started again, the same input run again, the
+ * customer messaged once); the sandbox's company and control token kept across a restart; and a
+ * stop by SIGTERM to npm, by SIGINT to npm, and by Ctrl-C (SIGINT to the whole process group)
+ * that leaves no process and no port behind.
+ */
+import type { ChildProcess } from 'child_process';
+import { spawn } from 'child_process';
+import { readdirSync, readFileSync, statSync } from 'fs';
+import path from 'path';
+
+import { descendants, listening, portInUse } from '../dev/processes';
+import { DEMO_API_KEY } from '../sandbox/cli';
+import { ensureN8n, N8N_VERSION, NODE24, ROOT } from './n8n';
+import type { Session } from './rest';
+import { executeInEditor, executions, publishInEditor, startInEditor, until } from './rest';
+import { privateFolder, setupOwner } from './setup';
+
+const HOME = privateFolder('mcrm-dev-e2e-');
+const PORTS = { n8n: 5800, sandbox: 4080, pg: 5459, redis: 6409 };
+/** Every port the stack uses: main, the workers' health checks and their own, PostgreSQL, Redis, the sandbox. */
+const ALL_PORTS = [5800, 5810, 5811, 5820, 5821, PORTS.sandbox, PORTS.pg, PORTS.redis];
+const SAMPLE = 'Try it with a sample submission';
+const WELCOME_FLOW = 'mcrmWelcomeFlow01';
+/** The form's path: its trigger's webhookId in workflows/1-form-to-customer.json. */
+const FORM_PATH = '9a1f4c6e-2b7d-4e8a-9c3f-5d6e7f8a9b0c';
+
+interface Dev {
+	npm: ChildProcess;
+	output: () => string;
+	exited: Promise<number | null>;
+}
+
+function startDev(): Dev {
+	let text = '';
+	const npm = spawn('npm', ['run', 'dev:queue'], {
+		cwd: ROOT,
+		// Its own process group, as a terminal gives a command: Ctrl-C is SIGINT to the group.
+		detached: true,
+		env: {
+			...process.env,
+			PATH: `${path.dirname(NODE24)}${path.delimiter}${process.env.PATH ?? ''}`,
+			DEV_HOME: HOME,
+			N8N_PORT: String(PORTS.n8n),
+			SANDBOX_PORT: String(PORTS.sandbox),
+			DEV_PG_PORT: String(PORTS.pg),
+			DEV_REDIS_PORT: String(PORTS.redis),
+		},
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
+	npm.stdout?.on('data', (c: Buffer) => (text += c.toString()));
+	npm.stderr?.on('data', (c: Buffer) => (text += c.toString()));
+	const exited = new Promise<number | null>((resolve) => npm.once('exit', resolve));
+	return { npm, output: () => text, exited };
+}
+
+async function ready(dev: Dev): Promise<number> {
+	const started = Date.now();
+	await until('n8n is ready', () => dev.output().includes('n8n is ready'), 600_000);
+	return (Date.now() - started) / 1000;
+}
+
+/** Everything npm started (npm itself included). */
+const tree = (dev: Dev) => [dev.npm.pid!, ...descendants(dev.npm.pid!)];
+
+/** Stops it with `signal` (to npm, or to its whole group); checks that nothing is left. */
+async function stop(dev: Dev, signal: NodeJS.Signals, group: boolean): Promise<void> {
+	const pids = tree(dev);
+	expect(pids.length).toBeGreaterThan(6);
+	process.kill(group ? -dev.npm.pid! : dev.npm.pid!, signal);
+	expect(await dev.exited).toBe(0);
+	await until('every process to end', () => descendants(dev.npm.pid!).length === 0, 30_000);
+	const alive = pids.filter((pid) => {
+		try {
+			process.kill(pid, 0);
+			return true;
+		} catch {
+			return false;
+		}
+	});
+	expect(alive).toEqual([]);
+	expect(ALL_PORTS.filter(portInUse)).toEqual([]);
+	expect(dev.output()).toContain('Stopped.');
+}
+
+const logs = path.join(HOME, 'logs');
+const logOf = (who: string) => readFileSync(path.join(logs, `${who}.log`), 'utf8');
+/** Lines of n8n's own logs that report an error (PostgreSQL: FATAL or PANIC). */
+function errorLines(): string[] {
+	return readdirSync(logs).flatMap((file) => {
+		const errors = file === 'postgres.log' ? /\b(FATAL|PANIC)\b/ : /\berror\b/i;
+		return readFileSync(path.join(logs, file), 'utf8')
+			.split('\n')
+			.filter((line) => errors.test(line))
+			.map((line) => `${file}: ${line}`);
+	});
+}
+
+const controlToken = (dev: Dev) => /control token (\w+)/.exec(dev.output())?.[1];
+async function sandboxState(dev: Dev) {
+	const response = await fetch(`http://127.0.0.1:${PORTS.sandbox}/__sandbox/state`, {
+		headers: { 'X-Sandbox-Token': controlToken(dev)! },
+	});
+	return (await response.json()) as {
+		customers: Array<{ id: string; phone: string | null }>;
+		messages: Array<{ customer_id: string; status: string }>;
+	};
+}
+/** Welcome messages sent to the customer with this phone (the sample submission's, by default). */
+const welcomed = async (dev: Dev, phone = '+15550107788') => {
+	const state = await sandboxState(dev);
+	const customer = state.customers.find((c) => c.phone === phone);
+	return state.messages.filter((m) => m.customer_id === customer?.id && m.status === 'sent').length;
+};
+
+let dev: Dev | undefined;
+afterAll(() => {
+	// Whatever a failed test left running: the whole group.
+	if (dev && dev.npm.exitCode === null)
+		try {
+			process.kill(-dev.npm.pid!, 'SIGKILL');
+		} catch {
+			// Gone.
+		}
+});
+
+describe(`npm run dev:queue (n8n ${N8N_VERSION}, PostgreSQL, Redis, 2 workers), as a newcomer runs it`, () => {
+	let session: Session;
+	const timings: string[] = [];
+
+	it('starts from nothing; imports, publishes and runs the examples under PostgreSQL with no error line in any log; listens on loopback only; keeps its files private', async () => {
+		await ensureN8n(N8N_VERSION);
+		dev = startDev();
+		timings.push(`first start ${(await ready(dev)).toFixed(1)} s`);
+		expect(dev.output()).toContain(`Logs: ${path.relative(ROOT, logs)}/`);
+		session = {
+			url: `http://localhost:${PORTS.n8n}`,
+			cookie: await setupOwner(`http://localhost:${PORTS.n8n}`),
+		};
+		for (const id of [WELCOME_FLOW, 'mcrmRestockFlow01', 'mcrmProposalFlow1'])
+			await publishInEditor(session, id);
+		// A visitor submits the published form (fields as n8n's form page posts them).
+		const form = new FormData();
+		for (const [i, value] of [
+			'Ada Lovelace',
+			'+1 555 010 4242',
+			'ada@example.com',
+			'4242001',
+			'gears',
+		].entries())
+			form.append(`field-${i}`, value);
+		const submitted = await fetch(`${session.url}/form/${FORM_PATH}`, {
+			method: 'POST',
+			body: form,
+		});
+		expect(submitted.status).toBe(200);
+		await until(
+			'the form submission to be welcomed',
+			async () => (await welcomed(dev!, '+15550104242')) === 1,
+			120_000,
+		);
+		await until('its execution to end', async () =>
+			(await executions(session, WELCOME_FLOW)).some((e) => e.status === 'success'),
+		);
+		expect(errorLines()).toEqual([]);
+		expect(readdirSync(logs).sort()).toEqual(
+			['main', 'postgres', 'redis', 'worker-1', 'worker-2'].map((w) => `${w}.log`),
+		);
+		const mode = (file: string) => (statSync(file).mode & 0o777).toString(8);
+		expect(mode(logs)).toBe('700');
+		expect(readdirSync(logs).map((f) => mode(path.join(logs, f)))).toEqual(
+			readdirSync(logs).map(() => '600'),
+		);
+		expect(mode(path.join(HOME, 'sandbox.json'))).toBe('600');
+		for (const folder of ['main', 'worker-1', 'worker-2'])
+			expect(mode(path.join(HOME, folder))).toBe('700');
+		const ports = listening(tree(dev));
+		expect(ports.map((p) => p.port).sort()).toEqual(expect.arrayContaining(ALL_PORTS.sort()));
+		expect(ports.filter((p) => !['127.0.0.1', '[::1]'].includes(p.address))).toEqual([]);
+	}, 900_000);
+
+	it("the README's walkthrough: a worker killed while it sends is reported and started again; the same input run again messages the customer once", async () => {
+		const token = controlToken(dev!)!;
+		// The send's answer held back for 60 s (the conversation, before it, goes through).
+		await fetch(`http://127.0.0.1:${PORTS.sandbox}/__sandbox/faults`, {
+			method: 'POST',
+			headers: { 'X-Sandbox-Token': token, 'Content-Type': 'application/json' },
+			body: JSON.stringify({
+				path: '/customers/*',
+				method: 'POST',
+				skip: 1,
+				count: 1,
+				kind: 'delay',
+				when: 'after',
+				delayMs: 60_000,
+			}),
+		});
+		const id = await startInEditor(session, WELCOME_FLOW, SAMPLE);
+		let worker = '';
+		await until(`a worker to start execution ${id}`, () => {
+			worker =
+				['worker-1', 'worker-2'].find((w) =>
+					new RegExp(`started execution ${id}\\b`, 'i').test(logOf(w)),
+				) ?? '';
+			return worker !== '';
+		});
+		const pid = Number(new RegExp(`${worker} \\(pid (\\d+)`).exec(dev!.output())?.[1]);
+		expect(pid).toBeGreaterThan(0);
+		// The message went out; its answer is held back, and the worker dies before it comes.
+		await until('the send to reach the sandbox', async () => (await welcomed(dev!)) === 1, 60_000);
+		process.kill(pid, 'SIGKILL');
+		await until(
+			`${worker} to be started again`,
+			() => dev!.output().includes(`${worker} is running again`),
+			120_000,
+		);
+		expect(dev!.output()).toContain(`${worker} exited (SIGKILL)`);
+		let status = '';
+		await until(
+			'the execution to end',
+			async () => {
+				status = (await executions(session, WELCOME_FLOW)).find((e) => e.id === id)?.status ?? '';
+				return !['', 'running', 'new', 'waiting'].includes(status);
+			},
+			180_000,
+		);
+		expect(status).not.toBe('success');
+		const again = await executeInEditor(session, WELCOME_FLOW, SAMPLE);
+		expect(again.status).toBe('success');
+		expect(await welcomed(dev!)).toBe(1);
+		timings.push(
+			`${worker} killed mid-send: the execution ended ${status}, the same input run again ${again.status}, welcome messages 1`,
+		);
+	}, 600_000);
+
+	it('SIGTERM to npm stops everything; a restart keeps the company and the control token; SIGINT to npm, then Ctrl-C to the group, stop it too', async () => {
+		const token = controlToken(dev!);
+		const customers = (await sandboxState(dev!)).customers.length;
+		await stop(dev!, 'SIGTERM', false);
+		dev = startDev();
+		timings.push(`restart ${(await ready(dev)).toFixed(1)} s`);
+		expect(controlToken(dev)).toBe(token);
+		expect((await sandboxState(dev)).customers).toHaveLength(customers);
+		await stop(dev, 'SIGINT', false);
+		dev = startDev();
+		await ready(dev);
+		await stop(dev, 'SIGINT', true);
+		// No log or state file holds the API key of the sandbox (a demo key, but the code would write any).
+		const holders = readdirSync(logs).filter((f) =>
+			readFileSync(path.join(logs, f), 'utf8').includes(DEMO_API_KEY),
+		);
+		expect(holders).toEqual([]);
+		console.log(`dev:queue: ${timings.join('; ')}`);
+	}, 900_000);
+});
