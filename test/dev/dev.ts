@@ -33,7 +33,7 @@ import { DEMO_API_KEY } from '../sandbox/cli';
 import { seedDemoPeople } from '../sandbox/demo';
 import type { Sandbox } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
-import { endDescendants } from './processes';
+import { endDescendants, isErrorLine } from './processes';
 
 const N8N_PORT = Number(process.env.N8N_PORT ?? 5678);
 const SANDBOX_PORT = Number(process.env.SANDBOX_PORT ?? 4010);
@@ -57,9 +57,8 @@ const logFile = (who: string) => path.join(LOGS, `${who}.log`);
 /** A process's output into its log; n8n's error lines (PostgreSQL's fatal ones) also here. */
 function output(who: string, chunk: string): void {
 	appendFileSync(logFile(who), chunk, { mode: 0o600 });
-	const errors = who === 'postgres' ? /\b(FATAL|PANIC)\b/ : /\berror\b/i;
 	for (const line of chunk.split('\n'))
-		if (errors.test(line)) console.error(`[${who}] ${line.trim()}`);
+		if (isErrorLine(who, line)) console.error(`[${who}] ${line.trim()}`);
 }
 
 /** Writes a file readable by this user only, whole or not at all. */

@@ -91,3 +91,11 @@ export async function endDescendants(graceMs = 10_000): Promise<void> {
 		}
 	}
 }
+
+/**
+ * Whether a line of a process's log reports an error: n8n's "Error:" and "QueryFailedError: …"
+ * lines and its error level, PostgreSQL's FATAL and PANIC (its ERROR lines are a client's SQL).
+ */
+export function isErrorLine(who: string, line: string): boolean {
+	return who.startsWith('postgres') ? /\b(FATAL|PANIC)\b/.test(line) : /error\b/i.test(line);
+}

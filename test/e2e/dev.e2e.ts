@@ -12,7 +12,7 @@ import { spawn } from 'child_process';
 import { readdirSync, readFileSync, statSync } from 'fs';
 import path from 'path';
 
-import { descendants, listening, portInUse } from '../dev/processes';
+import { descendants, isErrorLine, listening, portInUse } from '../dev/processes';
 import { DEMO_API_KEY } from '../sandbox/cli';
 import { ensureN8n, N8N_VERSION, NODE24, ROOT } from './n8n';
 import type { Session } from './rest';
@@ -21,8 +21,8 @@ import { privateFolder, setupOwner } from './setup';
 
 const HOME = privateFolder('mcrm-dev-e2e-');
 const PORTS = { n8n: 5800, sandbox: 4080, pg: 5459, redis: 6409 };
-/** Every port the stack uses: main, the workers' health checks and their own, PostgreSQL, Redis, the sandbox. */
-const ALL_PORTS = [5800, 5810, 5811, 5820, 5821, PORTS.sandbox, PORTS.pg, PORTS.redis];
+/** Every port the stack listens on: main, the workers' health checks and task brokers, PostgreSQL, Redis, the sandbox. */
+const ALL_PORTS = [5800, 5810, 5811, 6830, 6831, PORTS.sandbox, PORTS.pg, PORTS.redis];
 const SAMPLE = 'Try it with a sample submission';
 const WELCOME_FLOW = 'mcrmWelcomeFlow01';
 /** The form's path: its trigger's webhookId in workflows/1-form-to-customer.json. */
@@ -91,10 +91,9 @@ const logOf = (who: string) => readFileSync(path.join(logs, `${who}.log`), 'utf8
 /** Lines of n8n's own logs that report an error (PostgreSQL: FATAL or PANIC). */
 function errorLines(): string[] {
 	return readdirSync(logs).flatMap((file) => {
-		const errors = file === 'postgres.log' ? /\b(FATAL|PANIC)\b/ : /\berror\b/i;
 		return readFileSync(path.join(logs, file), 'utf8')
 			.split('\n')
-			.filter((line) => errors.test(line))
+			.filter((line) => isErrorLine(file, line))
 			.map((line) => `${file}: ${line}`);
 	});
 }
