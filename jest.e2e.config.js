@@ -8,5 +8,10 @@ module.exports = {
 	transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
 	testTimeout: 600000,
 	maxWorkers: 1,
+	// A private TMPDIR per run, checked empty at the end (test/harness/leftovers.js); Jest's own cache
+	// in .cache/ rather than the system's temporary folder.
+	globalSetup: '<rootDir>/test/harness/leftovers.setup.js',
+	globalTeardown: '<rootDir>/test/harness/leftovers.teardown.js',
+	cacheDirectory: '<rootDir>/.cache/jest',
 	reporters: ['default', '<rootDir>/test/harness/summary-reporter.js'],
 };

@@ -27,16 +27,26 @@ const pkg = JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'ut
 };
 const readme = readFileSync(path.join(PACKAGE_ROOT, 'README.md'), 'utf8');
 
-/** Runs the scanner's analyzePackage over a folder, in a child process (the scanner is ESM). */
+/**
+ * Runs the scanner's analyzePackage over a folder, in a child process (the scanner is ESM). The
+ * child gets a temporary folder of its own, removed afterwards: the scanner makes a folder there
+ * at import that it never removes, and ESLint keeps a compile cache there.
+ */
 function scan(dir: string): { passed: boolean; message?: string; details?: string } {
 	const scanner = require.resolve('@n8n/scan-community-package/scanner/scanner.mjs');
 	const script = `import(${JSON.stringify(scanner)}).then((m) => m.analyzePackage(${JSON.stringify(dir)})).then((r) => process.stdout.write(JSON.stringify({ passed: r.passed, message: r.message, details: r.details })))`;
-	return JSON.parse(
-		execFileSync(process.execPath, ['-e', script], {
-			encoding: 'utf8',
-			maxBuffer: 64 * 1024 * 1024,
-		}),
-	) as { passed: boolean; message?: string; details?: string };
+	const temp = mkdtempSync(path.join(tmpdir(), 'scanner-'));
+	try {
+		return JSON.parse(
+			execFileSync(process.execPath, ['-e', script], {
+				encoding: 'utf8',
+				maxBuffer: 64 * 1024 * 1024,
+				env: { ...process.env, TMPDIR: temp },
+			}),
+		) as { passed: boolean; message?: string; details?: string };
+	} finally {
+		rmSync(temp, { recursive: true, force: true });
+	}
 }
 
 function files(dir: string, base = dir): string[] {

@@ -113,12 +113,7 @@ describe('sandbox state kept across a restart (npm run dev)', () => {
 			const saved = first.saveState();
 			expect(saved).not.toContain('byCode');
 			second.loadState(saved);
-			const again = await api(
-				second.url,
-				'/customers',
-				{ phone: '+15550109999' },
-				'k-upsert',
-			);
+			const again = await api(second.url, '/customers', { phone: '+15550109999' }, 'k-upsert');
 			expect([again.status, again.data]).toEqual([made.status, made.data]);
 			expect(again.headers['idempotent-replayed']).toBe('true');
 			expect(again.data.id).toBe(id);

@@ -31,7 +31,7 @@ export const repeatProtectionOption: INodeProperties = {
 		},
 	],
 	description:
-		"What a repeat does. The default makes every re-run safe; the same message to the same customer (say, an hourly reminder with the same text, or two form submissions that ask for the same welcome) is then sent once in 24 hours unless you choose Every Execution Sends or map your own key.",
+		'What a repeat does. The default makes every re-run safe; the same message to the same customer (say, an hourly reminder with the same text, or two form submissions that ask for the same welcome) is then sent once in 24 hours unless you choose Every Execution Sends or map your own key.',
 };
 
 export const idempotencyKeyOption: INodeProperties = {
