@@ -187,11 +187,16 @@ export interface N8nOptions {
 }
 
 export function n8nEnv(options: N8nOptions): NodeJS.ProcessEnv {
+	// n8n's own temporary files (its data-table upload folder, made at every start and never
+	// removed) in its user folder, removed with it, rather than in the system's.
+	const tmp = path.join(options.userFolder, 'tmp');
+	mkdirSync(tmp, { recursive: true, mode: 0o700 });
 	return {
 		...process.env,
 		// Jest sets NODE_ENV=test, under which n8n's CLI stays silent and skips work.
 		NODE_ENV: 'production',
 		N8N_USER_FOLDER: options.userFolder,
+		TMPDIR: tmp,
 		N8N_PORT: String(options.port ?? 5678),
 		N8N_RUNNERS_BROKER_PORT: String((options.port ?? 5678) + 1000),
 		N8N_HOST: 'localhost',
@@ -199,9 +204,6 @@ export function n8nEnv(options: N8nOptions): NodeJS.ProcessEnv {
 		N8N_DIAGNOSTICS_ENABLED: 'false',
 		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
 		N8N_TEMPLATES_ENABLED: 'false',
-		// n8n 2.x's registry of MCP servers fetches api.n8n.io at every start, which cannot be reached
-		// here: an error in the log each time (1.x has no such module and ignores the variable).
-		N8N_DISABLED_MODULES: 'mcp-registry',
 		N8N_PERSONALIZATION_ENABLED: 'false',
 		N8N_HIRING_BANNER_ENABLED: 'false',
 		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
@@ -215,10 +217,12 @@ export function n8nEnv(options: N8nOptions): NodeJS.ProcessEnv {
 		N8N_BLOCK_ENV_ACCESS_IN_NODE: 'false',
 		N8N_LOG_LEVEL: 'info',
 		DB_SQLITE_POOL_SIZE: '2',
-		// isolated-vm does not build on Node 20, which n8n 1.x runs on here: the classic expression engine.
+		// isolated-vm does not build on Node 20, which n8n 1.x runs on here: the classic expression
+		// engine. n8n 2.x's registry of MCP servers fetches api.n8n.io at every start, which cannot be
+		// reached here: an error in the log each time (1.x has no such module and refuses the name).
 		...((options.version ?? N8N_VERSION).startsWith('1.')
 			? { N8N_EXPRESSION_ENGINE: 'legacy' }
-			: {}),
+			: { N8N_DISABLED_MODULES: 'mcp-registry' }),
 		EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all',
 		...options.env,
 	};

@@ -145,31 +145,10 @@ async function startPostgres(
 	);
 	child.stdout?.on('data', (c: Buffer) => output(c.toString()));
 	child.stderr?.on('data', (c: Buffer) => output(c.toString()));
-	await until(
-		'PostgreSQL',
-		() =>
-			// As the postgres role: pg_isready's default (this user's name) has PostgreSQL log a FATAL line.
-			spawnSync(path.join(bin, 'pg_isready'), [
-				'-h',
-				'127.0.0.1',
-				'-p',
-				String(port),
-				'-U',
-				'postgres',
-			]).status === 0,
-		30_000,
-	);
-	const psql = (sql: string) =>
-		run(path.join(bin, 'psql'), [
-			'-h',
-			'127.0.0.1',
-			'-p',
-			String(port),
-			'-U',
-			'postgres',
-			'-tAc',
-			sql,
-		]);
+	// As the postgres role: the client tools' default (this user's name) has PostgreSQL log a FATAL line.
+	const as = ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres'];
+	await until('PostgreSQL', () => spawnSync(path.join(bin, 'pg_isready'), as).status === 0, 30_000);
+	const psql = (sql: string) => run(path.join(bin, 'psql'), [...as, '-tAc', sql]);
 	if (psql("SELECT 1 FROM pg_database WHERE datname = 'n8n'").trim() !== '1')
 		psql('CREATE DATABASE n8n');
 	return child;

@@ -237,6 +237,35 @@ describe(`a running n8n ${N8N_VERSION}`, () => {
 			await page.screenshot({ path: path.join(SCREENSHOTS, 'agent-tool-panel.png') });
 		});
 
+		it("shows the node's icon on the canvas with no status mark before a run and n8n's own after it, and saves both screenshots", async () => {
+			const crmNodes = ['Create or update customer', 'Open conversation', 'Send welcome message'];
+			const canvasNode = (name: string) =>
+				page.locator(`[data-test-id="canvas-node"][data-node-name="${name}"]`).first();
+			const marked = async () =>
+				(
+					await Promise.all(
+						crmNodes.map((n) =>
+							canvasNode(n).locator('[data-test-id="canvas-node-status-success"]').count(),
+						),
+					)
+				).reduce((a, b) => a + b, 0);
+			await page.goto(`${n8n.url}/workflow/mcrmWelcomeFlow01`, { waitUntil: 'domcontentloaded' });
+			for (const name of crmNodes) await canvasNode(name).waitFor({ timeout: 60_000 });
+			expect(await canvasNode(crmNodes[0]).locator('img[src*="messagingCrm"]').count()).toBe(1);
+			expect(await marked()).toBe(0);
+			await page.screenshot({ path: path.join(SCREENSHOTS, 'canvas-before-run.png') });
+			// The manual trigger's own Execute workflow button shows while the pointer is on it.
+			await canvasNode('Try it with a sample submission').hover();
+			await page
+				.locator('[data-test-id="execute-workflow-button-Try it with a sample submission"]')
+				.click();
+			await canvasNode(crmNodes[2])
+				.locator('[data-test-id="canvas-node-status-success"]')
+				.waitFor({ timeout: 60_000 });
+			expect(await marked()).toBe(3);
+			await page.screenshot({ path: path.join(SCREENSHOTS, 'canvas-after-run.png') });
+		});
+
 		it('shows the trigger panel, and saves a screenshot', async () => {
 			await openNode('mcrmRestockFlow01', 'Pool became low');
 			await page

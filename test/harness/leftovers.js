@@ -46,8 +46,11 @@ async function setup() {
 	chmodSync(dir, 0o711);
 	process.env.MCRM_JEST_TMPDIR = dir;
 	process.env.TMPDIR = dir;
-	// npm and ESLint turn on Node's compile cache, kept in the temporary folder unless told where.
-	process.env.NODE_COMPILE_CACHE = path.join(__dirname, '..', '..', '.cache', 'node-compile-cache');
+	// npm and ESLint turn on Node's compile cache, and ts-node (npm run dev) its own, each kept in
+	// the temporary folder unless told where: in .cache/ instead.
+	const cache = path.join(__dirname, '..', '..', '.cache');
+	process.env.NODE_COMPILE_CACHE = path.join(cache, 'node-compile-cache');
+	process.env.V8_COMPILE_CACHE_CACHE_DIR = path.join(cache, 'v8-compile-cache');
 }
 
 async function teardown() {
