@@ -67,7 +67,7 @@ function megabytes(dir: string): number {
  * Runs a command of the first install with its output shown, and a progress line every
  * `every` ms whatever the output is (npm's own progress shows only on a terminal).
  */
-function run(
+export function runWithProgress(
 	command: string,
 	args: string[],
 	options: SpawnOptions & { cwd: string },
@@ -133,14 +133,14 @@ export async function ensureN8n(
 		npm_config_fund: 'false',
 		npm_config_loglevel: 'error',
 	};
-	await run(
+	await runWithProgress(
 		'npm',
 		['install', `n8n@${version}`, '--ignore-scripts', '--no-save', '--progress=true'],
 		{ cwd: dir, env },
 		log,
 	);
 	log('Building the native modules n8n needs (sqlite3, isolated-vm)...');
-	await run(
+	await runWithProgress(
 		'npm',
 		['rebuild', 'sqlite3', 'isolated-vm', '--ignore-scripts=false'],
 		{ cwd: dir, env },

@@ -1,0 +1,40 @@
+/**
+ * The first install of n8n prints a progress line every few seconds whatever its output is (npm's
+ * own progress shows only on a terminal, and CI and `> file` are not one).
+ */
+import { mkdtempSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
+import path from 'path';
+
+import { runWithProgress } from '../e2e/n8n';
+
+it('a long install step prints a progress line at each interval, with the time and the folder size', async () => {
+	const dir = mkdtempSync(path.join(tmpdir(), 'install-progress-'));
+	const lines: string[] = [];
+	try {
+		await runWithProgress(
+			'sh',
+			['-c', 'sleep 2.2'],
+			{ cwd: dir, stdio: 'ignore' },
+			(l) => lines.push(l),
+			500,
+		);
+	} finally {
+		rmSync(dir, { recursive: true, force: true });
+	}
+	expect(lines[0]).toBe('$ sh -c sleep 2.2');
+	const progress = lines.slice(1);
+	expect(progress.length).toBeGreaterThanOrEqual(3);
+	for (const line of progress) expect(line).toMatch(/^ {2}\.\.\. sh -c: \d+ s, \d+ MB in /);
+});
+
+it('a failing step rejects with its exit code', async () => {
+	const dir = mkdtempSync(path.join(tmpdir(), 'install-progress-'));
+	try {
+		await expect(
+			runWithProgress('sh', ['-c', 'exit 3'], { cwd: dir, stdio: 'ignore' }, () => undefined),
+		).rejects.toThrow('sh -c exit 3 failed with exit code 3');
+	} finally {
+		rmSync(dir, { recursive: true, force: true });
+	}
+});
