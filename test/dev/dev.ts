@@ -158,9 +158,11 @@ async function main() {
 		);
 		rmSync(HOME, { recursive: true, force: true });
 	}
-	mkdirSync(LOGS, { recursive: true, mode: 0o700 });
-	// Only this user reads the home; PostgreSQL's user may pass through it to its own data folder.
+	// The folders above the home as usual (a mode given to a recursive mkdir would close .cache on a
+	// fresh clone too); only this user reads the home, PostgreSQL's user may pass through it.
+	mkdirSync(HOME, { recursive: true });
 	chmodSync(HOME, QUEUE ? 0o711 : 0o700);
+	mkdirSync(LOGS, { recursive: true, mode: 0o700 });
 	await ensureN8n(N8N_VERSION);
 	sandbox = await sandboxFromState();
 	saveSandbox();

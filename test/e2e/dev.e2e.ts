@@ -9,7 +9,7 @@
  */
 import type { ChildProcess } from 'child_process';
 import { spawn } from 'child_process';
-import { readdirSync, readFileSync, statSync } from 'fs';
+import { chmodSync, readdirSync, readFileSync, statSync } from 'fs';
 import path from 'path';
 
 import { descendants, isErrorLine, listening, portInUse } from '../dev/processes';
@@ -19,7 +19,13 @@ import type { Session } from './rest';
 import { executeInEditor, executions, publishInEditor, startInEditor, until } from './rest';
 import { privateFolder, setupOwner } from './setup';
 
-const HOME = privateFolder('mcrm-dev-e2e-');
+/**
+ * A fresh clone's `.cache/dev-queue`, under a folder others may pass through (as a clone's parent
+ * usually is): dev.ts makes `clone/.cache/dev-queue` itself, as on a clone's first run.
+ */
+const CLONE = privateFolder('mcrm-dev-e2e-');
+chmodSync(CLONE, 0o711);
+const HOME = path.join(CLONE, 'clone', '.cache', 'dev-queue');
 const PORTS = { n8n: 5800, sandbox: 4080, pg: 5459, redis: 6409 };
 /** Every port the stack listens on: main, the workers' health checks and task brokers, PostgreSQL, Redis, the sandbox. */
 const ALL_PORTS = [5800, 5810, 5811, 6830, 6831, PORTS.sandbox, PORTS.pg, PORTS.redis];
@@ -34,7 +40,7 @@ interface Dev {
 	exited: Promise<number | null>;
 }
 
-function startDev(): Dev {
+function startDev(home = HOME): Dev {
 	let text = '';
 	const npm = spawn('npm', ['run', 'dev:queue'], {
 		cwd: ROOT,
@@ -43,7 +49,7 @@ function startDev(): Dev {
 		env: {
 			...process.env,
 			PATH: `${path.dirname(NODE24)}${path.delimiter}${process.env.PATH ?? ''}`,
-			DEV_HOME: HOME,
+			DEV_HOME: home,
 			N8N_PORT: String(PORTS.n8n),
 			SANDBOX_PORT: String(PORTS.sandbox),
 			DEV_PG_PORT: String(PORTS.pg),
@@ -59,7 +65,15 @@ function startDev(): Dev {
 
 async function ready(dev: Dev): Promise<number> {
 	const started = Date.now();
-	await until('n8n is ready', () => dev.output().includes('n8n is ready'), 600_000);
+	await until(
+		'n8n is ready',
+		() => {
+			if (dev.npm.exitCode !== null)
+				throw new Error(`npm run dev:queue exited (${dev.npm.exitCode}):\n${dev.output()}`);
+			return dev.output().includes('n8n is ready');
+		},
+		600_000,
+	);
 	return (Date.now() - started) / 1000;
 }
 
@@ -70,8 +84,16 @@ const tree = (dev: Dev) => [dev.npm.pid!, ...descendants(dev.npm.pid!)];
 async function stop(dev: Dev, signal: NodeJS.Signals, group: boolean): Promise<void> {
 	const pids = tree(dev);
 	expect(pids.length).toBeGreaterThan(6);
+	const before = dev.output().length;
 	process.kill(group ? -dev.npm.pid! : dev.npm.pid!, signal);
 	expect(await dev.exited).toBe(0);
+	// n8n stops before the databases under it: no process reports an error on the way out.
+	const echoed = dev
+		.output()
+		.slice(before)
+		.split('\n')
+		.filter((line) => /^\[[\w-]+\] /.test(line));
+	expect(echoed).toEqual([]);
 	await until('every process to end', () => descendants(dev.npm.pid!).length === 0, 30_000);
 	const alive = pids.filter((pid) => {
 		try {
@@ -254,4 +276,16 @@ describe(`npm run dev:queue (n8n ${N8N_VERSION}, PostgreSQL, Redis, 2 workers), 
 		expect(holders).toEqual([]);
 		console.log(`dev:queue: ${timings.join('; ')}`);
 	}, 900_000);
+
+	it('says what to do when PostgreSQL cannot reach its data (the project cloned under a folder only its owner may enter)', async () => {
+		const closed = privateFolder('mcrm-dev-e2e-closed-');
+		const blocked = startDev(path.join(closed, 'home'));
+		expect(await blocked.exited).toBe(1);
+		expect(blocked.output()).toContain(
+			`PostgreSQL runs as the user "postgres", which cannot pass through ${closed} (mode 700)`,
+		);
+		expect(blocked.output()).toContain(`chmod o+x ${closed}`);
+		expect(blocked.output()).toContain('Stopped.');
+		expect(ALL_PORTS.filter(portInUse)).toEqual([]);
+	}, 300_000);
 });

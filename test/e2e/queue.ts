@@ -7,7 +7,7 @@
  */
 import type { ChildProcess } from 'child_process';
 import { spawn, spawnSync } from 'child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, rmSync } from 'fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'fs';
 import path from 'path';
 
 import type { N8nOptions } from './n8n';
@@ -95,6 +95,18 @@ function started(child: ChildProcess): Promise<void> {
 	});
 }
 
+/** The first folder above `dir` that the postgres user may not pass through, if any. */
+function blockingAncestor(dir: string): string | undefined {
+	const folders: string[] = [];
+	for (let d = path.dirname(dir); ; d = path.dirname(d)) {
+		folders.unshift(d);
+		if (d === path.dirname(d)) break;
+	}
+	return folders.find(
+		(folder) => spawnSync('runuser', ['-u', 'postgres', '--', 'test', '-x', folder]).status !== 0,
+	);
+}
+
 async function startPostgres(
 	bin: string,
 	dir: string,
@@ -109,6 +121,12 @@ async function startPostgres(
 		uid: Number(run('id', ['-u', 'postgres']).trim()),
 		gid: Number(run('id', ['-g', 'postgres']).trim()),
 	};
+	// PostgreSQL runs as its own user, which must be able to pass through every folder above its data.
+	const closed = blockingAncestor(dir);
+	if (closed)
+		throw new Error(
+			`PostgreSQL runs as the user "postgres", which cannot pass through ${closed} (mode ${(statSync(closed).mode & 0o777).toString(8)}) to reach ${dir}. Let others pass through it (chmod o+x ${closed}) or clone the project where they can.`,
+		);
 	if (!existsSync(path.join(data, 'PG_VERSION'))) {
 		mkdirSync(data, { recursive: true });
 		chownSync(data, uid, gid);
@@ -139,9 +157,9 @@ async function startPostgres(
 			'-c',
 			'max_connections=200',
 		],
-		{
-			stdio: ['ignore', 'pipe', 'pipe'],
-		},
+		// A process group of its own, as Redis's: a Ctrl-C in the terminal reaches n8n, which stops
+		// first, and not the databases under it (stop() ends them after n8n).
+		{ stdio: ['ignore', 'pipe', 'pipe'], detached: true },
 	);
 	child.stdout?.on('data', (c: Buffer) => output(c.toString()));
 	child.stderr?.on('data', (c: Buffer) => output(c.toString()));
@@ -158,7 +176,7 @@ async function startRedis(port: number, output: (chunk: string) => void): Promis
 	const child = spawn(
 		'redis-server',
 		['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-		{ stdio: ['ignore', 'pipe', 'pipe'] },
+		{ stdio: ['ignore', 'pipe', 'pipe'], detached: true },
 	);
 	child.stdout?.on('data', (c: Buffer) => output(c.toString()));
 	child.stderr?.on('data', (c: Buffer) => output(c.toString()));

@@ -239,6 +239,20 @@ describe('release hygiene', () => {
 		expect(anchors.has(slug('No such section'))).toBe(false);
 	});
 
+	it("the scripts that run Node's tools keep the tools' compile caches in .cache/, not the system's temporary folder", () => {
+		const { scripts } = JSON.parse(
+			readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8'),
+		) as {
+			scripts: Record<string, string>;
+		};
+		const prefix =
+			'export NODE_COMPILE_CACHE=$PWD/.cache/node-compile-cache V8_COMPILE_CACHE_CACHE_DIR=$PWD/.cache/v8-compile-cache && ';
+		const without = ['test', 'dev', 'dev:queue', 'test:e2e', 'bench'].filter(
+			(name) => !scripts[name].startsWith(prefix),
+		);
+		expect(without).toEqual([]);
+	});
+
 	it("the GitHub workflows parse, run the README's commands, and publish with provenance and least privilege", () => {
 		const ci = parse(readFileSync(path.join(PACKAGE_ROOT, '.github/workflows/ci.yml'), 'utf8')) as {
 			on: Record<string, unknown>;
