@@ -110,6 +110,8 @@ export interface LoggedRequest {
 	idempotencyKey?: string;
 	replayed?: boolean;
 	fault?: FaultKind;
+	/** When the key's rate window this request counted in began (the sandbox's clock). */
+	windowStart?: number;
 	/** The API endpoint the path matched (e.g. `GET /customers/:customer_id`), if any. */
 	route?: string;
 	body?: unknown;
@@ -499,7 +501,12 @@ export class Sandbox {
 		try {
 			const key = this.authenticate(req);
 			entry.keyId = key.id;
-			const rate = this.limitRate(key);
+			let rate: Record<string, string>;
+			try {
+				rate = this.limitRate(key);
+			} finally {
+				entry.windowStart = this.windows.get(key.id)?.start;
+			}
 			const { route, params } = this.routeOf(method, path, rate);
 			entry.route = `${route.method} ${route.path}`;
 			const body = this.jsonBody(req, method, rawBody, rate);
