@@ -1,10 +1,9 @@
 /**
- * The processes `npm run dev` started, found through /proc (Linux): to stop every one of them
+ * The processes `npm run dev` started, found through /proc (Linux; no tool needed): to stop every one of them
  * whatever state the start was in, and for the test that checks nothing is left and every port
  * is on loopback.
  */
-import { spawnSync } from 'child_process';
-import { readdirSync, readFileSync } from 'fs';
+import { readdirSync, readFileSync, readlinkSync } from 'fs';
 
 /** Every living descendant of `pid` (children, their children, ...). */
 export function descendants(pid: number): number[] {
@@ -42,20 +41,64 @@ export function alive(pid: number): boolean {
 	}
 }
 
-/** The TCP ports these processes listen on, with the address of each (from `ss`). */
+interface Listener {
+	address: string;
+	port: number;
+	inode: string;
+}
+
+/** The listening TCP sockets of this machine, from /proc/net/tcp and tcp6 (no tool needed). */
+function listeners(): Listener[] {
+	const out: Listener[] = [];
+	for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+		let text = '';
+		try {
+			text = readFileSync(file, 'utf8');
+		} catch {
+			continue;
+		}
+		for (const line of text.split('\n').slice(1)) {
+			const columns = line.trim().split(/\s+/);
+			if (columns.length < 10 || columns[3] !== '0A') continue; // 0A: LISTEN
+			const [hex, port] = columns[1].split(':');
+			out.push({ address: addressOf(hex), port: parseInt(port, 16), inode: columns[9] });
+		}
+	}
+	return out;
+}
+
+/** An address as /proc writes it (32-bit words in host order, little-endian here) in plain text. */
+function addressOf(hex: string): string {
+	const bytes = (word: string) => [6, 4, 2, 0].map((i) => parseInt(word.slice(i, i + 2), 16));
+	if (hex.length === 8) return bytes(hex).join('.');
+	const all = [0, 8, 16, 24].flatMap((i) => bytes(hex.slice(i, i + 8)));
+	if (all.slice(0, 10).every((b) => b === 0) && all[10] === 255 && all[11] === 255)
+		return all.slice(12).join('.'); // an IPv4 address on an IPv6 socket
+	const groups = Array.from({ length: 8 }, (_, i) => (all[2 * i] << 8) | all[2 * i + 1]);
+	if (groups.slice(0, 7).every((g) => g === 0)) return groups[7] === 1 ? '[::1]' : '[::]';
+	return `[${groups.map((g) => g.toString(16)).join(':')}]`;
+}
+
+/** The TCP ports these processes listen on, with the address of each. */
 export function listening(pids: number[]): Array<{ pid: number; address: string; port: number }> {
-	const ss = spawnSync('ss', ['-ltnpH'], { encoding: 'utf8' });
-	const wanted = new Set(pids);
+	const byInode = new Map(listeners().map((l) => [l.inode, l]));
 	const out: Array<{ pid: number; address: string; port: number }> = [];
-	for (const line of ss.stdout.split('\n')) {
-		const columns = line.trim().split(/\s+/);
-		if (columns.length < 6) continue;
-		const local = columns[3];
-		const at = local.lastIndexOf(':');
-		for (const m of line.matchAll(/pid=(\d+)/g)) {
-			const pid = Number(m[1]);
-			if (wanted.has(pid))
-				out.push({ pid, address: local.slice(0, at), port: Number(local.slice(at + 1)) });
+	for (const pid of pids) {
+		let fds: string[] = [];
+		try {
+			fds = readdirSync(`/proc/${pid}/fd`);
+		} catch {
+			continue;
+		}
+		for (const fd of fds) {
+			let target = '';
+			try {
+				target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+			} catch {
+				continue;
+			}
+			const socket = byInode.get(/^socket:\[(\d+)\]$/.exec(target)?.[1] ?? '');
+			if (socket) out.push({ pid, address: socket.address, port: socket.port });
 		}
 	}
 	return out;
@@ -63,8 +106,7 @@ export function listening(pids: number[]): Array<{ pid: number; address: string;
 
 /** Whether anything listens on this TCP port (any address). */
 export function portInUse(port: number): boolean {
-	const ss = spawnSync('ss', ['-ltnH', `sport = :${port}`], { encoding: 'utf8' });
-	return ss.stdout.trim() !== '';
+	return listeners().some((l) => l.port === port);
 }
 
 /**

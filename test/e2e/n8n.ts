@@ -272,6 +272,9 @@ export async function startN8n(
 	const child = spawn(nodeFor(version), [n8nBin(version), ...(options.command ?? ['start'])], {
 		env: n8nEnv(options),
 		stdio: ['ignore', 'pipe', 'pipe'],
+		// A process group of its own: a Ctrl-C in a terminal reaches only the script that started it,
+		// which stops each n8n once and in order (main and workers, then the databases under them).
+		detached: true,
 	});
 	let log = '';
 	const collect = (chunk: Buffer) => {

@@ -157,8 +157,8 @@ async function startPostgres(
 			'-c',
 			'max_connections=200',
 		],
-		// A process group of its own, as Redis's: a Ctrl-C in the terminal reaches n8n, which stops
-		// first, and not the databases under it (stop() ends them after n8n).
+		// A process group of its own, as Redis's and each n8n's: a Ctrl-C in the terminal reaches only
+		// the script, whose stop() ends n8n first and the databases under it after.
 		{ stdio: ['ignore', 'pipe', 'pipe'], detached: true },
 	);
 	child.stdout?.on('data', (c: Buffer) => output(c.toString()));
