@@ -101,7 +101,7 @@ describe(`n8n ${N8N_VERSION} in queue mode: main and 2 workers, PostgreSQL and R
 		expect(new Set(ended.map((e) => started.get(e.id))).size).toBe(2);
 		const posts = sandbox.requests().filter((r) => r.method === 'POST' && r.path === '/customers');
 		const refused = posts.filter((r) => r.status === 429).length;
-		const throughput = perFullWindow(posts, WINDOW_MS) / LIMIT;
+		const throughput = perFullWindow(posts, WINDOW_MS, 'server') / LIMIT;
 		console.log(
 			`queue mode: 600 upserts in ${seconds.toFixed(1)} s, ${posts.length} requests, ${refused} answered 429 (${((refused / posts.length) * 100).toFixed(2)} %), ${(throughput * 100).toFixed(1)} % of the limit per full window, workers ${JSON.stringify(Object.fromEntries([...new Set(started.values())].map((w) => [w, [...started.values()].filter((x) => x === w).length])))}`,
 		);

@@ -20,27 +20,22 @@ function serverLog(starts: number[], perWindow: number[]) {
 }
 
 describe('perFullWindow', () => {
-	it('counts per server window when the log has them, leaving out one that began before the log and the last', () => {
+	it('by the server windows: per server window, leaving out one that began before the log and the last', () => {
 		// The key's window began 3 s before the first measured request (a poll used it first).
 		const log = serverLog([-3000, 3000, 9000, 15000], [120, 120, 120, 10]);
-		expect(perFullWindow(log, WINDOW)).toBe(120);
+		expect(perFullWindow(log, WINDOW, 'server')).toBe(120);
+		expect(() => perFullWindow([{ at: 0, status: 200 }], WINDOW, 'server')).toThrow(
+			'no server windows',
+		);
 	});
 
-	it('planted: the same requests without the server windows, counted from the first request, read above the limit', () => {
-		const log = serverLog([-3000, 3000, 9000, 15000], [120, 120, 120, 10]).map(
-			({ at, status }) => ({
-				at,
-				status,
-			}),
-		);
+	it('planted: the same requests counted from the first request (as the queue test did) read above the limit', () => {
+		const log = serverLog([-3000, 3000, 9000, 15000], [120, 120, 120, 10]);
 		expect(perFullWindow(log, WINDOW)).toBeGreaterThan(120);
 	});
 
-	it('without server windows and aligned, as the benchmarks start: per window from the first request', () => {
-		const log = serverLog([0, 6000, 12000], [100, 110, 5]).map(({ at, status }) => ({
-			at,
-			status,
-		}));
+	it('from the first request, as the benchmarks count (their logs carry server windows too)', () => {
+		const log = serverLog([0, 6000, 12000], [100, 110, 5]);
 		expect(perFullWindow(log, WINDOW)).toBe(105);
 	});
 });
