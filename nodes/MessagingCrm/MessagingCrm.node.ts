@@ -6,7 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { properties } from './actions/resources';
+import { hints, properties, subtitle } from './actions/resources';
 import { router } from './actions/router';
 import { listSearch, loadOptions } from './methods';
 
@@ -20,7 +20,7 @@ export class MessagingCrm implements INodeType {
 		},
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		subtitle,
 		description:
 			'Customers, deals, conversations, messages, promo-code pools and business-chat templates of the messaging CRM',
 		defaults: { name: 'Messaging CRM' },
@@ -29,6 +29,7 @@ export class MessagingCrm implements INodeType {
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'messagingCrmApi', required: true }],
 		properties,
+		hints,
 	};
 
 	methods = { loadOptions, listSearch };

@@ -1,6 +1,9 @@
 import type {
 	IDataObject,
+	IDisplayOptions,
 	INodeExecutionData,
+	INodeProperties,
+	INodePropertyOptions,
 	INodeType,
 	INodeTypeDescription,
 	IPollFunctions,
@@ -13,10 +16,19 @@ import { agentSelect, pipelineSelect } from './shared/descriptions';
 import { customerDeals, listPools } from './shared/reads';
 import type { RateLimitReading } from './transport/rateLimit';
 import type { Emitted, TriggerState } from './trigger/state';
-import { parseCustomerIds, planReads, pollDeals, pollPools, requestBudget } from './trigger/state';
+import {
+	DEAL_EVENTS,
+	parseCustomerIds,
+	planReads,
+	POOL_EVENTS,
+	pollDeals,
+	pollPools,
+	requestBudget,
+} from './trigger/state';
 
 interface Settings {
-	watch: 'pools' | 'deals';
+	/** What is watched: set in version 1, made from the events since version 2. */
+	watch: 'pools' | 'deals' | 'both';
 	events: string[];
 	agentId: string;
 	poolIds: string[];
@@ -26,27 +38,39 @@ interface Settings {
 	budgetPercent: number;
 }
 
+const isPoolEvent = (event: string) => (POOL_EVENTS as readonly string[]).includes(event);
+const isDealEvent = (event: string) => (DEAL_EVENTS as readonly string[]).includes(event);
+const watchesPools = (s: Settings) => s.watch !== 'deals';
+const watchesDeals = (s: Settings) => s.watch !== 'pools';
+
+/** The events picked: version 1 in the list of its Watch, since version 2 in one list. */
+function readEvents(ctx: IPollFunctions): { watch: Settings['watch']; events: string[] } {
+	const list = (name: string) => [...((ctx.getNodeParameter(name, []) as string[]) ?? [])].sort();
+	if (ctx.getNode().typeVersion === 1) {
+		const watch = ctx.getNodeParameter('watch', 'pools') as 'pools' | 'deals';
+		return { watch, events: list(watch === 'pools' ? 'poolEvents' : 'dealEvents') };
+	}
+	const events = list('events');
+	const pools = events.some(isPoolEvent);
+	const deals = events.some(isDealEvent);
+	return { watch: pools && deals ? 'both' : deals ? 'deals' : 'pools', events };
+}
+
 function readSettings(ctx: IPollFunctions): Settings {
-	const watch = ctx.getNodeParameter('watch', 'pools') as Settings['watch'];
+	const { watch, events } = readEvents(ctx);
 	const options = ctx.getNodeParameter('options', {}) as IDataObject;
+	const pools = watch !== 'deals';
+	const deals = watch !== 'pools';
 	const settings: Settings = {
 		watch,
-		events: [
-			...((ctx.getNodeParameter(watch === 'pools' ? 'poolEvents' : 'dealEvents', []) as string[]) ??
-				[]),
-		].sort(),
-		agentId: watch === 'pools' ? String(ctx.getNodeParameter('agentId', '') ?? '').trim() : '',
-		poolIds:
-			watch === 'pools'
-				? [...((ctx.getNodeParameter('poolIds', []) as string[]) ?? [])].sort()
-				: [],
-		customerIds: watch === 'deals' ? parseCustomerIds(ctx.getNodeParameter('customerIds', '')) : [],
-		pipelineId:
-			watch === 'deals' ? String(ctx.getNodeParameter('pipelineId', '') ?? '').trim() : '',
-		stageCodes:
-			watch === 'deals'
-				? [...((ctx.getNodeParameter('stageCodes', []) as string[]) ?? [])].sort()
-				: [],
+		events,
+		agentId: pools ? String(ctx.getNodeParameter('agentId', '') ?? '').trim() : '',
+		poolIds: pools ? [...((ctx.getNodeParameter('poolIds', []) as string[]) ?? [])].sort() : [],
+		customerIds: deals ? parseCustomerIds(ctx.getNodeParameter('customerIds', '')) : [],
+		pipelineId: deals ? String(ctx.getNodeParameter('pipelineId', '') ?? '').trim() : '',
+		stageCodes: deals
+			? [...((ctx.getNodeParameter('stageCodes', []) as string[]) ?? [])].sort()
+			: [],
 		budgetPercent: typeof options.rateBudgetPercent === 'number' ? options.rateBudgetPercent : 50,
 	};
 	const node = ctx.getNode();
@@ -71,7 +95,7 @@ function readSettings(ctx: IPollFunctions): Settings {
 			node,
 			`"Pipeline" must be a UUID, got ${JSON.stringify(settings.pipelineId)}`,
 		);
-	if (watch === 'deals') {
+	if (deals) {
 		if (settings.customerIds.length === 0) {
 			throw new NodeOperationError(node, '"Customer IDs" is empty', {
 				description:
@@ -117,6 +141,114 @@ async function readDeals(ctx: IPollFunctions, customerId: string) {
 	return { deals, rateLimit: keyLimitOf(rateLimit) };
 }
 
+/** The pool events, as the Events lists show them (the picker: "On pool became low"). */
+const POOL_EVENT_OPTIONS: INodePropertyOptions[] = [
+	{
+		name: 'Any Pool Counter Changed',
+		value: 'anyCounterChanged',
+		description: 'Total, issued, remaining, threshold or exhausted requests changed',
+	},
+	{
+		name: 'Codes Issued',
+		value: 'codesIssued',
+		description: 'Issued rose: one event with the count',
+	},
+	{
+		name: 'Exhausted Requests Rose',
+		value: 'exhaustedRequestsRose',
+		description: 'Customers asked for a code and found the pool empty',
+	},
+	{ name: 'Pool Became Empty', value: 'poolEmpty' },
+	{
+		name: 'Pool Became Low',
+		value: 'poolLow',
+		description: 'Remaining fell to or below the low threshold',
+	},
+	{ name: 'Pool Disabled', value: 'poolDisabled' },
+	{ name: 'Pool Enabled', value: 'poolEnabled' },
+	{ name: 'Pool Restocked', value: 'poolRestocked', description: 'Remaining rose' },
+];
+
+/** The deal events of watched customers. */
+const DEAL_EVENT_OPTIONS: INodePropertyOptions[] = [
+	{ name: 'Deal Created', value: 'dealCreated', description: 'A watched customer got a new deal' },
+	{ name: 'Deal Lost', value: 'dealLost', description: "A watched customer's deal was lost" },
+	{
+		name: 'Deal Moved to Another Stage',
+		value: 'dealMoved',
+		description: "A watched customer's deal moved to another stage",
+	},
+	{ name: 'Deal Won', value: 'dealWon', description: "A watched customer's deal was won" },
+];
+
+/** Each event's name, for the subtitle on the canvas. */
+const EVENT_NAMES = Object.fromEntries(
+	[...POOL_EVENT_OPTIONS, ...DEAL_EVENT_OPTIONS].map((o) => [o.value, o.name]),
+);
+
+/** Which pools: shown where pool events are picked. */
+function poolFields(displayOptions: IDisplayOptions): INodeProperties[] {
+	return [
+		agentSelect(
+			{
+				displayOptions,
+				description:
+					'Only this agent\'s pools. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+			},
+			'allAgents',
+		),
+		{
+			displayName: 'Pool Names or IDs',
+			name: 'poolIds',
+			type: 'multiOptions',
+			typeOptions: { loadOptionsMethod: 'getPools', loadOptionsDependsOn: ['agentId'] },
+			default: [],
+			displayOptions,
+			description:
+				'Only these pools; empty for all. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+		},
+	];
+}
+
+/** Whose deals, and which moves: shown where deal events are picked. */
+function dealFields(displayOptions: IDisplayOptions): INodeProperties[] {
+	return [
+		{
+			displayName: 'Customer IDs',
+			name: 'customerIds',
+			type: 'string',
+			typeOptions: { rows: 3 },
+			default: '',
+			required: true,
+			displayOptions,
+			placeholder: 'One ID per line, or an expression giving a list',
+			hint: 'The API has no company-wide deal list, so the deals of these customers are read one request each. When they do not fit the request budget of one poll, they are read in rotation: every customer at least once every ⌈customers ÷ budget⌉ polls (the budget is the share of the rate limit set below, 60 requests at 120 per minute and 50%).',
+		},
+		pipelineSelect(
+			{
+				displayName: 'Only Moves Into Pipeline Name or ID',
+				displayOptions,
+				description:
+					'Report moves only within this pipeline. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+			},
+			{ empty: 'allPipelines' },
+		),
+		{
+			displayName: 'Only Moves Into Stage Names or IDs',
+			name: 'stageCodes',
+			type: 'multiOptions',
+			typeOptions: {
+				loadOptionsMethod: 'getStageCodeList',
+				loadOptionsDependsOn: ['pipelineId'],
+			},
+			default: [],
+			displayOptions,
+			description:
+				'Report moves only into these stages (by stage code); empty for any. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+		},
+	];
+}
+
 /**
  * Marks a poll in flight on the node's static data: n8n 2.x starts a poll on each tick without
  * waiting for the one before, with the same static data, and two polls at once would report every
@@ -128,8 +260,63 @@ const POLL_IN_FLIGHT = Symbol.for('n8n-nodes-messaging-crm.pollInFlight');
 /** A mark older than this is taken as left by a poll that never ended. */
 const POLL_MARK_STALE_MS = 30 * 60_000;
 
+const SAMPLE_NOTE =
+	'A sample for building the workflow, not an event: nothing happened. Steps after this one run for real on its data. Real events come once the workflow is active.';
+
 function sample(event: string, data: IDataObject): INodeExecutionData[] {
-	return [{ json: { event, sample: true, ...data } }];
+	return [{ json: { event, sample: true, sample_note: SAMPLE_NOTE, ...data } }];
+}
+
+/** Whether a pool's counters now show what the event is about (a low pool for Pool Became Low). */
+function poolFits(event: string, pool: IDataObject): boolean {
+	const remaining = Number(pool.remaining);
+	if (event === 'poolLow') return remaining > 0 && remaining <= Number(pool.low_threshold);
+	if (event === 'poolEmpty') return remaining === 0;
+	if (event === 'poolDisabled') return pool.is_enabled === false;
+	if (event === 'poolEnabled') return pool.is_enabled !== false;
+	return true;
+}
+
+/**
+ * Fetch Test Event for pools: the pool that fits the event best, as it is now, saying in its own
+ * fields that it is a sample, from which pool, and whether that pool shows the event at all.
+ */
+async function poolSample(ctx: IPollFunctions, settings: Settings, event: string) {
+	const { pools } = await readPools(ctx, settings);
+	if (pools.length === 0)
+		return sample(event, { sample_pool: null, message: 'No promo pool matches the filters' });
+	const pool = pools.find((p) => poolFits(event, p)) ?? pools[0];
+	const zero = { total: 0, issued: 0, remaining: 0, low_threshold: 0, exhausted_requests: 0 };
+	const fits = poolFits(event, pool);
+	return sample(event, {
+		sample_pool: `${String(pool.title)}: ${String(pool.remaining)} left of ${String(pool.total)}, low at ${String(pool.low_threshold)}`,
+		sample_matches_event: fits,
+		...(fits
+			? {}
+			: {
+					message: `No watched pool shows this event right now; this is ${String(pool.title)} as it is`,
+				}),
+		pool,
+		before: { ...pool },
+		deltas: zero,
+	});
+}
+
+/** Fetch Test Event for deals: the first watched customer's active deal, as it is now. */
+async function dealSample(ctx: IPollFunctions, settings: Settings, event: string) {
+	const customerId = settings.customerIds[0];
+	const { deals } = await readDeals(ctx, customerId);
+	const deal = deals.find((d) => d.status !== 'won' && d.status !== 'lost') ?? deals[0];
+	if (!deal)
+		return sample(event, { customer_id: customerId, message: 'This customer has no deal yet' });
+	const stage = { id: deal.stage_id ?? null, code: deal.stage_code ?? null };
+	return sample(event, {
+		customer_id: customerId,
+		deal,
+		stage_before: stage,
+		stage_after: stage,
+		moved_at: deal.moved_at ?? null,
+	});
 }
 
 export class MessagingCrmTrigger implements INodeType {
@@ -141,34 +328,47 @@ export class MessagingCrmTrigger implements INodeType {
 			dark: 'file:../../icons/messagingCrm.dark.svg',
 		},
 		group: ['trigger'],
-		version: 1,
-		subtitle:
-			'={{$parameter["watch"] === "deals" ? "Deals: " + $parameter["dealEvents"].join(", ") : "Pools: " + $parameter["poolEvents"].join(", ")}}',
+		version: [1, 2],
+		defaultVersion: 2,
+		subtitle: `={{ ${JSON.stringify(EVENT_NAMES)}[($parameter["events"] ?? $parameter[$parameter["watch"] === "deals" ? "dealEvents" : "poolEvents"] ?? [])[0]] + (($parameter["events"] ?? $parameter[$parameter["watch"] === "deals" ? "dealEvents" : "poolEvents"] ?? []).length > 1 ? " and more" : "") }}`,
 		description:
-			"Starts a workflow when a promo pool runs low, empties or is restocked, or when a watched customer's deal moves",
+			"Starts a workflow when a promo pool runs low, empties or is restocked, or when a watched customer's deal is created, moves, is won or lost",
 		defaults: { name: 'Messaging CRM Trigger' },
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'messagingCrmApi', required: true }],
 		properties: [
+			// First: the node picker lists its options as the trigger's events (since version 2).
+			{
+				displayName: 'Events',
+				name: 'events',
+				type: 'multiOptions',
+				default: ['poolLow'],
+				required: true,
+				displayOptions: { hide: { '@version': [1] } },
+				options: [...POOL_EVENT_OPTIONS, ...DEAL_EVENT_OPTIONS].sort((a, b) =>
+					a.name.localeCompare(b.name),
+				),
+				description:
+					'Pool events read the promo pools (one request per poll); deal events read the deals of the customers named below (one request per customer)',
+			},
 			{
 				displayName: 'Watch',
 				name: 'watch',
 				type: 'options',
 				default: 'pools',
+				displayOptions: { show: { '@version': [1] } },
 				options: [
 					{
 						name: 'Promo Pools',
 						value: 'pools',
-						description:
-							"Counters of the company's promo pools: one request per poll. Needs promo:read.",
+						description: "Counters of the company's promo pools: one request per poll",
 					},
 					{
 						name: 'Deals of Watched Customers',
 						value: 'deals',
-						description:
-							'The deals of a list of customers: one request per customer. Needs customers:read.',
+						description: 'The deals of a list of customers: one request per customer',
 					},
 				],
 			},
@@ -178,44 +378,8 @@ export class MessagingCrmTrigger implements INodeType {
 				type: 'multiOptions',
 				default: ['poolLow'],
 				required: true,
-				displayOptions: { show: { watch: ['pools'] } },
-				options: [
-					{ name: 'Any Counter Changed', value: 'anyCounterChanged' },
-					{
-						name: 'Codes Issued',
-						value: 'codesIssued',
-						description: 'Issued rose: one event with the count',
-					},
-					{
-						name: 'Exhausted Requests Rose',
-						value: 'exhaustedRequestsRose',
-						description: 'Customers asked for a code and found the pool empty',
-					},
-					{ name: 'Pool Became Empty', value: 'poolEmpty' },
-					{
-						name: 'Pool Became Low',
-						value: 'poolLow',
-						description: 'Remaining fell to or below the low threshold',
-					},
-					{ name: 'Pool Disabled', value: 'poolDisabled' },
-					{ name: 'Pool Enabled', value: 'poolEnabled' },
-					{ name: 'Pool Restocked', value: 'poolRestocked', description: 'Remaining rose' },
-				],
-			},
-			agentSelect({
-				displayOptions: { show: { watch: ['pools'] } },
-				description:
-					'Only this agent\'s pools; empty for all. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-			}),
-			{
-				displayName: 'Pool Names or IDs',
-				name: 'poolIds',
-				type: 'multiOptions',
-				typeOptions: { loadOptionsMethod: 'getPools', loadOptionsDependsOn: ['agentId'] },
-				default: [],
-				displayOptions: { show: { watch: ['pools'] } },
-				description:
-					'Only these pools; empty for all. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+				displayOptions: { show: { '@version': [1], watch: ['pools'] } },
+				options: POOL_EVENT_OPTIONS,
 			},
 			{
 				displayName: 'Events',
@@ -223,44 +387,13 @@ export class MessagingCrmTrigger implements INodeType {
 				type: 'multiOptions',
 				default: ['dealMoved'],
 				required: true,
-				displayOptions: { show: { watch: ['deals'] } },
-				options: [
-					{ name: 'Deal Created', value: 'dealCreated' },
-					{ name: 'Deal Lost', value: 'dealLost' },
-					{ name: 'Deal Moved to Another Stage', value: 'dealMoved' },
-					{ name: 'Deal Won', value: 'dealWon' },
-				],
+				displayOptions: { show: { '@version': [1], watch: ['deals'] } },
+				options: DEAL_EVENT_OPTIONS,
 			},
-			{
-				displayName: 'Customer IDs',
-				name: 'customerIds',
-				type: 'string',
-				typeOptions: { rows: 3 },
-				default: '',
-				required: true,
-				displayOptions: { show: { watch: ['deals'] } },
-				placeholder: 'One ID per line, or an expression giving a list',
-				hint: 'The API has no company-wide deal list, so the deals of these customers are read one request each. When they do not fit the request budget of one poll, they are read in rotation: every customer at least once every ⌈customers ÷ budget⌉ polls (the budget is the share of the rate limit set below, 60 requests at 120 per minute and 50%).',
-			},
-			pipelineSelect({
-				displayName: 'Only Moves Into Pipeline Name or ID',
-				displayOptions: { show: { watch: ['deals'] } },
-				description:
-					'Report moves only within this pipeline; empty for any. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-			}),
-			{
-				displayName: 'Only Moves Into Stage Names or IDs',
-				name: 'stageCodes',
-				type: 'multiOptions',
-				typeOptions: {
-					loadOptionsMethod: 'getStageCodeList',
-					loadOptionsDependsOn: ['pipelineId'],
-				},
-				default: [],
-				displayOptions: { show: { watch: ['deals'] } },
-				description:
-					'Report moves only into these stages (by stage code); empty for any. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-			},
+			...poolFields({ show: { '@version': [1], watch: ['pools'] } }),
+			...poolFields({ show: { events: [...POOL_EVENTS] }, hide: { '@version': [1] } }),
+			...dealFields({ show: { '@version': [1], watch: ['deals'] } }),
+			...dealFields({ show: { events: [...DEAL_EVENTS] }, hide: { '@version': [1] } }),
 			{
 				displayName: 'Options',
 				name: 'options',
@@ -293,35 +426,12 @@ export class MessagingCrmTrigger implements INodeType {
 		const wanted = new Set(settings.events);
 
 		if (this.getMode() === 'manual') {
-			// A realistic sample from the current state; the stored state is not touched.
-			if (settings.watch === 'pools') {
-				const { pools } = await readPools(this, settings);
-				if (pools.length === 0)
-					return [sample(settings.events[0], { message: 'No promo pool matches the filters' })];
-				const zero = { total: 0, issued: 0, remaining: 0, low_threshold: 0, exhausted_requests: 0 };
-				return [
-					sample(settings.events[0], { pool: pools[0], before: { ...pools[0] }, deltas: zero }),
-				];
-			}
-			const customerId = settings.customerIds[0];
-			const { deals } = await readDeals(this, customerId);
-			const deal = deals.find((d) => d.status !== 'won' && d.status !== 'lost') ?? deals[0];
-			if (!deal)
-				return [
-					sample(settings.events[0], {
-						customer_id: customerId,
-						message: 'This customer has no deal yet',
-					}),
-				];
-			const stage = { id: deal.stage_id ?? null, code: deal.stage_code ?? null };
+			// A realistic sample of the first event picked, from the current state; nothing stored.
+			const event = settings.events[0];
 			return [
-				sample(settings.events[0], {
-					customer_id: customerId,
-					deal,
-					stage_before: stage,
-					stage_after: stage,
-					moved_at: deal.moved_at ?? null,
-				}),
+				isDealEvent(event)
+					? await dealSample(this, settings, event)
+					: await poolSample(this, settings, event),
 			];
 		}
 
@@ -351,33 +461,38 @@ async function pollChanges(
 	wanted: Set<string>,
 	staticData: IDataObject,
 ): Promise<INodeExecutionData[][] | null> {
-	let result: { state: TriggerState; events: Emitted[] };
-	if (settings.watch === 'pools') {
+	let next: TriggerState = state;
+	const events: Emitted[] = [];
+	// Everything is read before anything is stored: a failure here leaves the state as it was.
+	if (watchesPools(settings)) {
 		const { pools, rateLimit } = await readPools(ctx, settings);
-		const baseline = state.pools === undefined;
-		result = pollPools({ ...state, rateLimit: rateLimit ?? state.rateLimit }, pools, wanted);
-		if (baseline) result.events = [];
-	} else {
-		const budget = requestBudget(state.rateLimit, settings.budgetPercent);
-		const plan = planReads(settings.customerIds, state.cursor ?? 0, budget);
+		const baseline = next.pools === undefined;
+		const result = pollPools({ ...next, rateLimit: rateLimit ?? next.rateLimit }, pools, wanted);
+		next = result.state;
+		if (!baseline) events.push(...result.events);
+	}
+	if (watchesDeals(settings)) {
+		const budget = requestBudget(next.rateLimit, settings.budgetPercent);
+		const plan = planReads(settings.customerIds, next.cursor ?? 0, budget);
 		const reads: Array<{ customerId: string; deals: IDataObject[] }> = [];
-		let rateLimit = state.rateLimit;
-		// Everything is read before anything is stored: a failure here leaves the state as it was.
+		let rateLimit = next.rateLimit;
 		for (const customerId of plan.read) {
 			const read = await readDeals(ctx, customerId);
 			rateLimit = read.rateLimit ?? rateLimit;
 			reads.push({ customerId, deals: read.deals });
 		}
-		result = pollDeals(
-			{ ...state, rateLimit },
+		const result = pollDeals(
+			{ ...next, rateLimit },
 			reads,
 			settings.customerIds,
 			wanted,
 			{ pipelineId: settings.pipelineId, stageCodes: settings.stageCodes },
 			plan.nextCursor,
 		);
+		next = result.state;
+		events.push(...result.events);
 	}
-	staticData.state = result.state;
-	if (result.events.length === 0) return null;
-	return [result.events.map((event) => ({ json: event as IDataObject }))];
+	staticData.state = next;
+	if (events.length === 0) return null;
+	return [events.map((event) => ({ json: event as IDataObject }))];
 }

@@ -191,28 +191,45 @@ describe('Base URL', () => {
 });
 
 describe('Dropdowns and searches', () => {
-	it('loads agents sorted by name with their messengers as the description', async () => {
-		const options = (await callMethod({
-			kind: 'loadOptions',
-			method: 'getAgents',
-			parameters: {},
-			credentials: creds(),
-		})) as INodePropertyOptions[];
-		expect(options.map((o) => o.name)).toEqual(['(Not Set)', 'Sales Chat', 'Support Bot']);
-		expect(options[2].description).toContain('telegram');
+	it('loads agents sorted by name with their messengers by name as the description, headed by what an empty choice means', async () => {
+		const load = async (method: string) =>
+			(await callMethod({
+				kind: 'loadOptions',
+				method,
+				parameters: {},
+				credentials: creds(),
+			})) as INodePropertyOptions[];
+		const options = await load('getAgents');
+		expect(options.map((o) => o.name)).toEqual(['Sales Chat', 'Support Bot']);
+		expect(options[1].description).toContain('Telegram Bot');
+		expect((await load('getAgentsOrAll')).map((o) => [o.name, o.value])).toEqual([
+			['(All Agents)', ''],
+			['Sales Chat', DEMO.salesChat],
+			['Support Bot', DEMO.supportBot],
+		]);
+		expect((await load('getAgentsOrMessengerAgent'))[0].name).toBe(
+			'(The Agent With This Messenger)',
+		);
 	});
 
 	it('loads the pipelines of the agent picked in the node, and the stages of the picked pipeline by code', async () => {
 		const pipelines = (await callMethod({
 			kind: 'loadOptions',
-			method: 'getPipelines',
+			method: 'getPipelinesOrAll',
 			parameters: { agentId: DEMO.supportBot },
 			credentials: creds(),
 		})) as INodePropertyOptions[];
-		expect(pipelines.map((o) => o.name)).toEqual(['(Not Set)', 'Onboarding', 'Sales (default)']);
+		expect(pipelines.map((o) => o.name)).toEqual([
+			'(All Pipelines)',
+			'Onboarding · Support Bot',
+			'Sales · Support Bot (default)',
+		]);
+		expect(pipelines[2].description).toBe(
+			'4 stages: New lead → Qualified → Proposal sent → Negotiation',
+		);
 		const stages = (await callMethod({
 			kind: 'loadOptions',
-			method: 'getStageCodes',
+			method: 'getStageCodesOrFirst',
 			parameters: { pipelineId: DEMO.salesPipeline },
 			credentials: creds(),
 		})) as INodePropertyOptions[];

@@ -235,7 +235,7 @@ describe('a server that echoes the request headers and the key in its errors', (
 				);
 			}
 		}
-		expect(methods).toBe(9);
+		expect(methods).toBe(16);
 	});
 
 	it('the credential test', async () => {

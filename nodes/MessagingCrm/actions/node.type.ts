@@ -1,4 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	NodeExecutionHint,
+} from 'n8n-workflow';
 
 /**
  * An operation's entry in its resource's Operation dropdown. Its value is the operation's key in
@@ -43,6 +49,17 @@ export interface Operation {
 	 * paces them under the rate limit). Writes run one by one, in order.
 	 */
 	concurrency?: number;
+	/** What the output pane says after a run (n8n's execution hints), from the run's output. */
+	hints?(this: IExecuteFunctions, output: INodeExecutionData[]): NodeExecutionHint[];
+	/** What the output pane says before a run, while `when` holds (the registry adds the operation). */
+	panelHint?: PanelHint;
+}
+
+/** A hint in the output pane before the node has run (n8n's node hints). */
+export interface PanelHint {
+	message: string;
+	/** An expression body over `$parameter`, true where the hint applies. */
+	when: string;
 }
 
 /** A resource: its name in the Resource dropdown, its default operation, and its operations. */

@@ -1,4 +1,4 @@
-import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import type { INodeProperties, INodePropertyOptions, NodeHint } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import * as agent from './agent/Agent.resource';
@@ -76,8 +76,39 @@ function operationSelector(resource: string, definition: ResourceDefinition): IN
 	};
 }
 
-/** For every operation: how much of the key's rate limit this node may take. */
-const rateShareProperty: INodeProperties = {
+/** The operations' panel hints, each shown only for its own resource and operation. */
+export const hints: NodeHint[] = Object.entries(
+	resources as Record<string, ResourceDefinition>,
+).flatMap(([resource, { operations }]) =>
+	Object.entries(operations).flatMap(([operation, { panelHint }]) =>
+		panelHint
+			? [
+					{
+						type: 'info' as const,
+						location: 'outputPane' as const,
+						whenToDisplay: 'beforeExecution' as const,
+						displayCondition: `={{ $parameter["resource"] === "${resource}" && $parameter["operation"] === "${operation}" && ${panelHint.when} }}`,
+						message: panelHint.message,
+					},
+				]
+			: [],
+	),
+);
+
+/**
+ * The node's subtitle on the canvas: the operation's action in words ("Send a message"), looked
+ * up by resource and operation in a map built from the registry.
+ */
+export const subtitle = `={{ ${JSON.stringify(
+	Object.fromEntries(
+		Object.entries(resources as Record<string, ResourceDefinition>).flatMap(([resource, r]) =>
+			Object.entries(r.operations).map(([op, { option }]) => [`${resource}.${op}`, option.action]),
+		),
+	),
+)}[$parameter["resource"] + "." + $parameter["operation"]] }}`;
+
+/** For every operation, under Options: how much of the key's rate limit this node may take. */
+const rateShareOption: INodeProperties = {
 	displayName: 'Share of the Rate Limit (%)',
 	name: 'rateShare',
 	type: 'number',
@@ -86,6 +117,40 @@ const rateShareProperty: INodeProperties = {
 	description:
 		"The most of the API key's requests per window this node takes. At 100 it takes what the key's other clients leave: alone on the key it goes at the limit, shared it spreads its requests over the window. Lower this to keep headroom for other clients and to spread the requests even when alone.",
 };
+
+/**
+ * Where workflows saved before it moved under Options keep their share: hidden, so n8n keeps the
+ * value instead of dropping an unknown parameter; a share under Options wins.
+ */
+const legacyRateShare: INodeProperties = {
+	displayName: 'Share of the Rate Limit (%)',
+	name: 'rateShare',
+	type: 'hidden',
+	default: 100,
+};
+
+/** An operation's fields with the rate share added to its Options (made when it has none). */
+function withRateShare(description: INodeProperties[]): INodeProperties[] {
+	const index = description.findIndex((p) => p.name === 'options' && p.type === 'collection');
+	if (index === -1) {
+		return [
+			...description,
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				options: [rateShareOption],
+			},
+		];
+	}
+	const collection = description[index];
+	const options = [...((collection.options as INodeProperties[]) ?? []), rateShareOption].sort(
+		(a, b) => a.displayName.localeCompare(b.displayName),
+	);
+	return description.map((p, i) => (i === index ? { ...collection, options } : p));
+}
 
 /** The Resource selector, then each resource's Operation selector and every operation's fields. */
 export const properties: INodeProperties[] = [
@@ -103,14 +168,14 @@ export const properties: INodeProperties[] = [
 			.sort(byName),
 		default: 'customer',
 	},
-	rateShareProperty,
+	legacyRateShare,
 	...Object.entries(resources as Record<string, ResourceDefinition>).flatMap(
 		([resource, definition]) => [
 			operationSelector(resource, definition),
 			...Object.entries(definition.operations).flatMap(([operation, { description }]) =>
 				updateDisplayOptions(
 					{ show: { resource: [resource], operation: [operation] } },
-					description,
+					withRateShare(description),
 				),
 			),
 		],

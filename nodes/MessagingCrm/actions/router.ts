@@ -9,6 +9,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { asNodeError, errorItem } from './errors';
 import type { Grouping, Operation } from './node.type';
 import { operationOf } from './resources';
+import { rateShareOf } from '../helpers/rateShare';
 import { runsAsTool } from '../helpers/tool';
 import { answersFailure, failureAnswer, nothingMatched } from './tool';
 
@@ -28,7 +29,7 @@ function operationFor(ctx: IExecuteFunctions): Operation {
 
 /** The node's Share of the Rate Limit, checked before any request (the transport reads it). */
 function checkRateShare(ctx: IExecuteFunctions): void {
-	const share = ctx.getNodeParameter('rateShare', 0, 100) as unknown;
+	const share = rateShareOf(ctx);
 	if (typeof share !== 'number' || !Number.isFinite(share) || share < 1 || share > 100) {
 		throw new NodeOperationError(
 			ctx.getNode(),
@@ -129,5 +130,9 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		? await runGroups(this, grouping, count)
 		: await runItems(this, operation, count);
 	if (output.length === 0 && runsAsTool(this)) return [nothingMatched(operation)];
+	const hints = runsAsTool(this) ? [] : (operation.hints?.call(this, output) ?? []);
+	// n8n before 1.79 has no execution hints: the output is the same without them.
+	if (hints.length && typeof this.addExecutionHints === 'function')
+		this.addExecutionHints(...hints);
 	return [output];
 }

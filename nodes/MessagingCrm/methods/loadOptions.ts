@@ -1,9 +1,12 @@
 import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 
 import { lookupQuery } from '../shared/customer';
-import { MESSENGER_TYPE_OPTIONS } from '../shared/messengers';
+import { EMPTY_CHOICES } from '../shared/emptyChoices';
+import { MESSENGER_TYPE_OPTIONS, messengerName } from '../shared/messengers';
 import { isUuid } from '../helpers/validate';
-import { agentOption, byName, currentId, withNotSet } from './utils';
+import { apiFailureOf } from '../transport/errors';
+import type { EmptyChoice } from './utils';
+import { agentOption, byName, currentId, withEmptyChoice } from './utils';
 import type { LookupQuery } from '../shared/reads';
 import {
 	customerMessengers,
@@ -14,23 +17,51 @@ import {
 	lookupCustomer,
 } from '../shared/reads';
 
+/** Every agent, for a field that must be filled. */
 export async function getAgents(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	return withNotSet((await listAgents(this)).map(agentOption).sort(byName));
+	return (await listAgents(this)).map(agentOption).sort(byName);
 }
 
-/** Pipelines, limited to the agent picked in the same node when there is one. */
+/** Agents headed by what an empty choice means in the field (EMPTY_CHOICES). */
+const agentsOr = (empty: EmptyChoice) =>
+	async function (this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+		return withEmptyChoice(await getAgents.call(this), empty);
+	};
+export const getAgentsOrAll = agentsOr(EMPTY_CHOICES.allAgents);
+export const getAgentsOrMessengerAgent = agentsOr(EMPTY_CHOICES.messengerAgent);
+export const getAgentsOrInherited = agentsOr(EMPTY_CHOICES.inheritedAgent);
+export const getAgentsOrDefault = agentsOr(EMPTY_CHOICES.defaultAgent);
+
+/**
+ * Pipelines, limited to the agent picked in the same node when there is one: "Sales · Support
+ * Bot (default)", with the stages in the description. The agents' names need agents:read; a key
+ * without it still gets the pipelines, named alone.
+ */
 export async function getPipelines(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
 	const pipelines = await listPipelines(this, { agentId: currentId(this, 'agentId') });
-	return withNotSet(
-		pipelines
-			.map((p) => ({
-				name: p.is_default ? `${p.name} (default)` : p.name,
-				value: p.id,
-				description: `${p.stages?.length ?? 0} stages`,
-			}))
-			.sort(byName),
+	const agents = new Map(
+		(await listAgents(this).catch(() => [])).map((agent) => [agent.id, agent.name]),
 	);
+	return pipelines
+		.map((p) => {
+			const agent = agents.get(p.agent_id);
+			const stages = [...(p.stages ?? [])].sort((a, b) => a.position - b.position);
+			return {
+				name: `${p.name}${agent ? ` · ${agent}` : ''}${p.is_default ? ' (default)' : ''}`,
+				value: p.id,
+				description: `${stages.length} stages: ${stages.map((s) => s.name).join(' → ')}`,
+			};
+		})
+		.sort(byName);
 }
+
+const pipelinesOr = (empty: EmptyChoice) =>
+	async function (this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+		return withEmptyChoice(await getPipelines.call(this), empty);
+	};
+export const getPipelinesOrAll = pipelinesOr(EMPTY_CHOICES.allPipelines);
+export const getPipelinesOrDefault = pipelinesOr(EMPTY_CHOICES.defaultPipeline);
+export const getPipelinesOrNone = pipelinesOr(EMPTY_CHOICES.noPipeline);
 
 async function stagesOfCurrentPipeline(ctx: ILoadOptionsFunctions) {
 	const pipelineId = currentId(ctx, 'pipelineId');
@@ -48,9 +79,11 @@ export async function getStageCodeList(
 		.map((s) => ({ name: `${s.name} (${s.stage_code})`, value: s.stage_code as string }));
 }
 
-/** The same, for a single optional choice. */
-export async function getStageCodes(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	return withNotSet(await getStageCodeList.call(this));
+/** The same, for a single choice that may stay empty (the first stage). */
+export async function getStageCodesOrFirst(
+	this: ILoadOptionsFunctions,
+): Promise<INodePropertyOptions[]> {
+	return withEmptyChoice(await getStageCodeList.call(this), EMPTY_CHOICES.firstStage);
 }
 
 /** Stages of the pipeline picked in the same node, by ID, in pipeline order. */
@@ -76,9 +109,18 @@ export async function getApprovedTemplates(
 		.sort(byName);
 }
 
+/** Every messenger type, each saying why the customer's own list is not shown. */
+function everyTypeBecause(reason: string): INodePropertyOptions[] {
+	return MESSENGER_TYPE_OPTIONS.map((o) => ({
+		...o,
+		description: `${reason}: every messenger type is listed. Fix the Customer field to list only theirs.`,
+	}));
+}
+
 /**
  * The messengers of the customer picked in the node. Before a customer is picked (or when it is
- * given by an expression), every known messenger type is offered instead.
+ * given by an expression), every known messenger type is offered instead; so it is when nobody
+ * has that ID, phone or email, each choice saying so (other errors show as n8n's load error).
  */
 export async function getCustomerMessengers(
 	this: ILoadOptionsFunctions,
@@ -100,23 +142,37 @@ export async function getCustomerMessengers(
 			return MESSENGER_TYPE_OPTIONS;
 		}
 		const customer = await lookupCustomer(this, query);
-		if (typeof customer?.id === 'string') customerId = customer.id;
+		if (typeof customer?.id !== 'string')
+			return everyTypeBecause(`No customer has the ${String(locator.mode)} ${value}`);
+		customerId = customer.id;
 	}
-	if (!customerId) return MESSENGER_TYPE_OPTIONS;
-	return (await customerMessengers(this, customerId)).map((m) => ({
-		name: String(m.type),
+	if (!customerId) return everyTypeBecause(`"${value.slice(0, 60)}" is not a customer ID`);
+	let messengers;
+	try {
+		messengers = await customerMessengers(this, customerId);
+	} catch (error) {
+		if (apiFailureOf(error)?.status === 404)
+			return everyTypeBecause(`No customer has the ID ${customerId}`);
+		throw error;
+	}
+	return messengers.map((m) => ({
+		name: messengerName(m.type),
 		value: String(m.type),
-		description: `ID ${m.id}${m.can_send_freeform === false ? ' · window closed: templates only' : ''}`,
+		description: `ID ${String(m.id)}${m.can_send_freeform === false ? ' · 24-hour window closed: templates only' : ''}`,
 	}));
 }
 
-/** Promo pools as "title (remaining/total)", of the agent picked in the node when there is one. */
+/**
+ * Promo pools as "VIP gifts: 2 left of 10, low at 3", of the agent picked in the node when there
+ * is one; a disabled pool says so.
+ */
 export async function getPools(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
 	const { pools } = await listPools(this, { agentId: currentId(this, 'agentId') });
 	return pools
 		.map((p) => ({
-			name: `${String(p.title)} (${String(p.remaining)}/${String(p.total)})`,
+			name: `${String(p.title)}: ${String(p.remaining)} left of ${String(p.total)}, low at ${String(p.low_threshold)}${p.is_enabled === false ? ' (disabled)' : ''}`,
 			value: String(p.id),
+			...(typeof p.description === 'string' && p.description ? { description: p.description } : {}),
 		}))
 		.sort(byName);
 }

@@ -3,24 +3,26 @@ import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 
 import type { Agent } from '../helpers/types';
 import { isUuid } from '../helpers/validate';
+import { messengerName } from '../shared/messengers';
 
 export function byName(a: INodePropertyOptions, b: INodePropertyOptions): number {
 	return a.name.localeCompare(b.name);
 }
 
 /**
- * A first "(Not Set)" choice for optional dropdowns: without it, n8n flags the empty default as a
- * value missing from the list.
+ * A first choice for an optional dropdown that says, in its own name, what leaving it empty does
+ * there (without it, n8n flags the empty default as a value missing from the list).
  */
-export function withNotSet(options: INodePropertyOptions[]): INodePropertyOptions[] {
-	return [
-		{
-			name: '(Not Set)',
-			value: '',
-			description: "Leave empty: see the field's description for what that means",
-		},
-		...options,
-	];
+export function withEmptyChoice(
+	options: INodePropertyOptions[],
+	empty: EmptyChoice,
+): INodePropertyOptions[] {
+	return [{ name: `(${empty.name})`, value: '', description: empty.description }, ...options];
+}
+
+export interface EmptyChoice {
+	name: string;
+	description: string;
 }
 
 /** Reads an ID parameter of the node being edited, whether a plain value or a resource locator. */
@@ -35,7 +37,9 @@ export function currentId(ctx: ILoadOptionsFunctions, name: string): string | un
 
 /** An agent as a dropdown choice: its name (marked when inactive), its messengers. */
 export function agentOption(agent: Agent): INodePropertyOptions {
-	const messengers = agent.messengers?.length ? agent.messengers.join(', ') : 'no messengers';
+	const messengers = agent.messengers?.length
+		? agent.messengers.map(messengerName).join(', ')
+		: 'no messengers';
 	return {
 		name: agent.is_active ? agent.name : `${agent.name} (inactive)`,
 		value: agent.id,

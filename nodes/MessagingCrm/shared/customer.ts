@@ -27,7 +27,11 @@ export const customerLocator: INodeProperties = {
 			validation: [
 				{
 					type: 'regex',
-					properties: { regex: UUID_PATTERN, errorMessage: 'Not a customer ID (a UUID)' },
+					properties: {
+						regex: UUID_PATTERN,
+						errorMessage:
+							'Not a customer ID (a UUID): to find a customer, switch By ID to By Phone, By Email or By Messenger',
+					},
 				},
 			],
 		},

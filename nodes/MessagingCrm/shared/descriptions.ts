@@ -56,12 +56,31 @@ export function limitOf(ctx: IExecuteFunctions, itemIndex: number): number {
 	return limit;
 }
 
-/** An agent picked from a list of the company's agents, or given by ID. */
-export const agentSelect = (overrides: Partial<INodeProperties> = {}): INodeProperties => ({
+/** The loadOptions method of each empty choice (methods/loadOptions.ts). */
+const AGENT_METHODS = {
+	allAgents: 'getAgentsOrAll',
+	messengerAgent: 'getAgentsOrMessengerAgent',
+	inheritedAgent: 'getAgentsOrInherited',
+	defaultAgent: 'getAgentsOrDefault',
+} as const;
+const PIPELINE_METHODS = {
+	allPipelines: 'getPipelinesOrAll',
+	defaultPipeline: 'getPipelinesOrDefault',
+	noPipeline: 'getPipelinesOrNone',
+} as const;
+
+/**
+ * An agent picked from a list of the company's agents, or given by ID. `empty`: what leaving it
+ * empty means, shown as the list's first choice; without it the field must be filled.
+ */
+export const agentSelect = (
+	overrides: Partial<INodeProperties> = {},
+	empty?: keyof typeof AGENT_METHODS,
+): INodeProperties => ({
 	displayName: 'Agent Name or ID',
 	name: 'agentId',
 	type: 'options',
-	typeOptions: { loadOptionsMethod: 'getAgents' },
+	typeOptions: { loadOptionsMethod: empty ? AGENT_METHODS[empty] : 'getAgents' },
 	default: '',
 	description:
 		'The agent (bot or channel) of the company. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
@@ -70,30 +89,42 @@ export const agentSelect = (overrides: Partial<INodeProperties> = {}): INodeProp
 
 /**
  * A pipeline dropdown; `ofAgent`: limited to the agent picked in the same node (for a node that
- * has an agent field).
+ * has an agent field). `empty` as for agents.
  */
 export const pipelineSelect = (
 	overrides: Partial<INodeProperties> = {},
-	{ ofAgent = false } = {},
-): INodeProperties => ({
-	displayName: 'Pipeline Name or ID',
-	name: 'pipelineId',
-	type: 'options',
-	typeOptions: ofAgent
-		? { loadOptionsMethod: 'getPipelines', loadOptionsDependsOn: ['agentId'] }
-		: { loadOptionsMethod: 'getPipelines' },
-	default: '',
-	description:
-		'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
-	...overrides,
-});
+	{ ofAgent = false, empty }: { ofAgent?: boolean; empty?: keyof typeof PIPELINE_METHODS } = {},
+): INodeProperties => {
+	const loadOptionsMethod = empty ? PIPELINE_METHODS[empty] : 'getPipelines';
+	return {
+		displayName: 'Pipeline Name or ID',
+		name: 'pipelineId',
+		type: 'options',
+		typeOptions: ofAgent
+			? { loadOptionsMethod, loadOptionsDependsOn: ['agentId'] }
+			: { loadOptionsMethod },
+		default: '',
+		description:
+			'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
+		...overrides,
+	};
+};
 
-/** A stage of the pipeline picked in the same node, by its stable stage code. */
-export const stageCodeSelect = (overrides: Partial<INodeProperties> = {}): INodeProperties => ({
+/**
+ * A stage of the pipeline picked in the same node, by its stable stage code; `firstIfEmpty`: may
+ * stay empty, for the pipeline's first stage.
+ */
+export const stageCodeSelect = (
+	overrides: Partial<INodeProperties> = {},
+	{ firstIfEmpty = false } = {},
+): INodeProperties => ({
 	displayName: 'Stage Name or ID',
 	name: 'stageCode',
 	type: 'options',
-	typeOptions: { loadOptionsMethod: 'getStageCodes', loadOptionsDependsOn: ['pipelineId'] },
+	typeOptions: {
+		loadOptionsMethod: firstIfEmpty ? 'getStageCodesOrFirst' : 'getStageCodeList',
+		loadOptionsDependsOn: ['pipelineId'],
+	},
 	default: '',
 	description:
 		'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',

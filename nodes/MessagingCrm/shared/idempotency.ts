@@ -1,8 +1,14 @@
 import { createHash } from 'crypto';
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeProperties,
+	NodeExecutionHint,
+} from 'n8n-workflow';
 
 import { invalidInput } from '../helpers/validate';
 import { runsAsTool } from '../helpers/tool';
+import type { PanelHint } from '../actions/node.type';
 
 /**
  * How the default Idempotency-Key is made. `input` (the default; the value kept from when the
@@ -151,4 +157,87 @@ export function keysSentBy(ctx: IExecuteFunctions): Set<string> {
 		sentByRun.set(ctx, sent);
 	}
 	return sent;
+}
+
+/** The words a repeat-protected write uses: what it does and what it did not do again. */
+interface RepeatWords {
+	/** "sent this message", "created or updated this customer" */
+	did: string;
+	/** "sent", "changed" */
+	nothing: string;
+	/** "send it", "write it" */
+	again: string;
+}
+
+export const SEND_WORDS: RepeatWords = {
+	did: 'sent this message to this customer',
+	nothing: 'sent',
+	again: 'send it again',
+};
+export const UPSERT_WORDS: RepeatWords = {
+	did: 'wrote this customer',
+	nothing: 'changed',
+	again: 'write it again',
+};
+
+const TO_DO_AGAIN =
+	'set Options → Repeat Protection → Every Execution Sends, or map a new Idempotency Key';
+
+/**
+ * The output fields of an answer the API marked as its stored one (`Idempotent-Replayed`): a flag
+ * for an IF node and a sentence for a person. Nothing when unmarked (the spec defines no marker,
+ * so most answers to a repeat will be unmarked: the execution hint says so).
+ */
+export function repeatFields(replayed: boolean, words: RepeatWords): IDataObject {
+	if (!replayed) return {};
+	return {
+		replayed: true,
+		repeat: `Nothing was ${words.nothing} this time: an identical request from this node within 24 hours already ${words.did}, and this is the API's answer to that first one. To ${words.again}, ${TO_DO_AGAIN}.`,
+	};
+}
+
+/**
+ * The execution hints of a repeat-protected write's run, for the output pane: how many items the
+ * API marked as repeats, or, when it marked none, that a repeat would still look like the first
+ * answer (not every API marks them). None when every execution sends.
+ */
+export function repeatHints(
+	ctx: IExecuteFunctions,
+	items: Array<{ json: IDataObject }>,
+	words: RepeatWords,
+): NodeExecutionHint[] {
+	const options = ctx.getNodeParameter('options', 0, {}) as IDataObject;
+	const ownKey = typeof options.idempotencyKey === 'string' && options.idempotencyKey.trim();
+	if (!ownKey && options.repeatProtection === 'execution') return [];
+	const answered = items.filter((i) => i.json.error === undefined);
+	if (answered.length === 0) return [];
+	const marked = answered.filter((i) => i.json.replayed === true).length;
+	if (marked > 0) {
+		return [
+			{
+				type: 'warning',
+				location: 'outputPane',
+				message: `${marked} of ${answered.length} item${answered.length === 1 ? ' was a repeat' : 's were repeats'}: an identical request from this node within 24 hours already ${words.did}, so nothing was ${words.nothing} for ${marked === 1 ? 'it' : 'them'} this time (marked <code>replayed: true</code>). To ${words.again}, ${TO_DO_AGAIN}.`,
+			},
+		];
+	}
+	return [
+		{
+			type: 'info',
+			location: 'outputPane',
+			message: `Repeat Protection is on: if this node made an identical request within the last 24 hours, the API answered with the first result and nothing was ${words.nothing} again (not every server says so in its answer). To ${words.again} on purpose, ${TO_DO_AGAIN}.`,
+		},
+	];
+}
+
+/**
+ * Before a run, in the output pane of Send and Create or Update: that running the node again with
+ * the same content does not repeat it, also from the editor (the choice made for manual runs: a
+ * campaign re-run from the editor must not send twice). Shown while Repeat Protection applies.
+ */
+export function repeatProtectionHint(words: RepeatWords): PanelHint {
+	return {
+		when: '!$parameter["options"]["idempotencyKey"] && $parameter["options"]["repeatProtection"] !== "execution"',
+		message: `Safe to run again: an identical request from this node within 24 hours, a test run from the editor too, is answered with the first result and nothing is ${words.nothing} twice. To ${words.again} on purpose, ${TO_DO_AGAIN}.`,
+	};
 }

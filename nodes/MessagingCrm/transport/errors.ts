@@ -156,17 +156,67 @@ const SEND_REFUSALS: Record<string, string> = {
 		"The messenger did not answer in time, also on the node's one retry. Run the workflow again later: this item is tried anew, and what had gone through is not sent twice.",
 };
 
+/** What to do when the API does not know an ID, by the kind of thing it names. */
+const NOT_FOUND: Record<string, string> = {
+	customer:
+		"No customer of this key's company has this ID: a typo, an ID from another company, or a card merged into another. Look the customer up instead: set Customer to By Phone, By Email or By Messenger. Or map the ID from a Create or Update or Find step.",
+	deal: 'No deal has this ID: pick the deal By Customer and Pipeline instead, or map the ID from Get Many deals of the customer.',
+	pool: "No promo pool of this key's company has this ID: pick the pool from the list, or map the ID from Get Many promo pools.",
+	agent: "No agent of this key's company has this ID: pick one from the Agent list.",
+	pipeline: 'No pipeline has this ID: pick one from the Pipeline list.',
+	stage: 'No stage of this pipeline has this ID or code: pick one from the Stage list.',
+};
+
+/** The kind of thing a not_found names: `details.resource`, or the message's first word. */
+function notFoundKind(failure: ApiFailure): string {
+	const named =
+		typeof failure.details.resource === 'string'
+			? failure.details.resource
+			: (/^\s*([a-z_]+)/i.exec(failure.message)?.[1] ?? '');
+	return named.toLowerCase().replace(/^promo_?/, '');
+}
+
+/**
+ * What to do next, under the error's code and message: for a person reading the error and for an
+ * AI agent that gets it as the tool's answer.
+ */
 function hint(failure: ApiFailure, scope: ScopeRequirement): string | undefined {
 	const refusal = SEND_REFUSALS[failure.code];
 	if (refusal) return refusal;
 	if (failure.code === 'insufficient_scope') {
 		return `This operation needs the scope ${describeScope(scope)}, which the key lacks. ${howToGetScope(scope)}`;
 	}
+	if (failure.code === 'idempotency_key_reused') {
+		return 'Your Idempotency Key was used within 24 hours for a different request, so the API refused this one and changed nothing. Map a key that is unique per request (a form submission or order ID), or clear the option to let Repeat Protection make one.';
+	}
 	if (failure.status === 401) {
 		return 'The API refused the key: it is missing, mistyped or revoked. Mint a new key in the company settings (API tab) and update the credential.';
 	}
+	if (failure.status === 403) {
+		return 'The API does not let this key do this. Check that the key belongs to the right company and carries the scope the operation names; mint a new one in the company settings (API tab) if not.';
+	}
+	if (failure.status === 404 || failure.code === 'not_found') {
+		const kind = notFoundKind(failure);
+		if (kind.startsWith('customer') || kind.startsWith('donor')) return NOT_FOUND.customer;
+		return (
+			NOT_FOUND[kind] ??
+			'The API does not know this ID. Pick the value from its list in the node, or map it from a step that read it.'
+		);
+	}
+	if (failure.status === 409 && failure.code === 'conflict') {
+		return 'The API refused because of the current state and changed nothing (for a deal: the customer already has an active deal in that pipeline, or the stage is in another pipeline). Read the state first (Get Many deals of the customer), then move or close the deal instead.';
+	}
+	if (failure.status === 409) {
+		return 'The API refused because of the current state and changed nothing. Read the current state first, then run the item again.';
+	}
+	if (failure.status === 422 || failure.code === 'validation_error') {
+		return 'The API refused a value and changed nothing: the message names it. Correct that field (or the data mapped into it) and run the item again.';
+	}
 	if (failure.status === 429) {
-		return 'The rate limit stayed exhausted through every retry. Lower the number of items per run or spread the runs out.';
+		return 'The rate limit stayed exhausted through every retry. Lower the number of items per run, lower Options → Share of the Rate Limit in other workflows on this key, or spread the runs out.';
+	}
+	if (failure.status !== undefined && failure.status >= 500) {
+		return 'The API had a problem of its own and the node already retried. Run the workflow again in a few minutes: what went through is not done twice (Repeat Protection), reads are safe to repeat.';
 	}
 	if (failure.status === undefined) {
 		return 'No answer arrived from the API. If this repeats, check the Base URL and the network between n8n and the API.';

@@ -9,6 +9,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
+import { rateShareOf } from '../helpers/rateShare';
 import type { ScopeRequirement } from '../helpers/scopes';
 import { configuredScopes, describeScope, howToGetScope, missingScope } from '../helpers/scopes';
 import { baseUrlProblem, normalizeBaseUrl } from '../helpers/url';
@@ -135,7 +136,7 @@ function timeoutOf(seconds: unknown): number {
  */
 function shareOf(ctx: ApiContext): number {
 	if (!('getInputData' in ctx)) return 1;
-	const percent = Number(ctx.getNodeParameter('rateShare', 0, 100));
+	const percent = Number(rateShareOf(ctx as IExecuteFunctions));
 	return Number.isFinite(percent) && percent > 0 && percent <= 100 ? percent / 100 : 1;
 }
 

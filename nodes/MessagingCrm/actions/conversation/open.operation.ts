@@ -10,10 +10,13 @@ import { paths } from '../../transport/paths';
 /** Its fields. */
 export const description: INodeProperties[] = [
 	customerLocator,
-	agentSelect({
-		description:
-			'The agent to open the dialog on. May be left empty only when the customer already has a dialog or a deal to inherit it from. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-	}),
+	agentSelect(
+		{
+			description:
+				'The agent to open the dialog on. May be left empty only when the customer already has a dialog or a deal to inherit it from. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+		},
+		'inheritedAgent',
+	),
 ];
 
 /** Its entry in the Operation dropdown. */

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { MESSENGER_TYPE_OPTIONS } from '../../shared/messengers';
+import { MESSENGER_ID_HINT, MESSENGER_TYPE_OPTIONS } from '../../shared/messengers';
 import { lookupCustomer } from '../../shared/reads';
 import { lookupQuery } from '../../shared/customer';
 import type { OperationOption } from '../node.type';
@@ -53,6 +53,7 @@ export const description: INodeProperties[] = [
 		default: '',
 		required: true,
 		placeholder: 'e.g. 123456789',
+		hint: MESSENGER_ID_HINT,
 		displayOptions: { show: { findBy: ['messenger'] } },
 	},
 	failIfNotFoundOptions(

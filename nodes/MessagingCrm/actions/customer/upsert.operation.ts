@@ -1,20 +1,30 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	NodeExecutionHint,
+} from 'n8n-workflow';
 
 import { LIMITS, optionalEmail, optionalPhone, optionalText } from '../../helpers/bounds';
 import { invalidInput, itemError } from '../../helpers/validate';
-import { apiRequest } from '../../transport/request';
+import { apiRequest, isReplayed } from '../../transport/request';
 import { agentSelect, pipelineSelect, stageCodeSelect } from '../../shared/descriptions';
 
 import {
 	customKey,
 	derivedKey,
 	idempotencyKeyOption,
+	repeatFields,
+	repeatHints,
+	repeatProtectionHint,
 	repeatProtectionOption,
+	UPSERT_WORDS,
 } from '../../shared/idempotency';
 import { placementOf } from '../../shared/deal';
-import { MESSENGER_TYPE_OPTIONS } from '../../shared/messengers';
+import { MESSENGER_ID_HINT, MESSENGER_TYPE_OPTIONS } from '../../shared/messengers';
 import { readVariables, variablesEditor } from '../../shared/variables';
-import type { OperationOption } from '../node.type';
+import type { OperationOption, PanelHint } from '../node.type';
 import { paths } from '../../transport/paths';
 import { chunkVariables, patchVariables } from '../../shared/reads';
 
@@ -22,7 +32,7 @@ import { chunkVariables, patchVariables } from '../../shared/reads';
 export const description: INodeProperties[] = [
 	{
 		displayName:
-			'Needs the scope customers:write. A customer with the same phone, email or messenger identity is updated, otherwise one is created; a retry never creates twice.',
+			'A customer with the same phone, email or messenger is updated; otherwise a new one is created',
 		name: 'upsertNotice',
 		type: 'notice',
 		default: '',
@@ -69,6 +79,7 @@ export const description: INodeProperties[] = [
 						default: '',
 						required: true,
 						placeholder: 'e.g. 123456789',
+						hint: MESSENGER_ID_HINT,
 					},
 					{
 						displayName: 'Username',
@@ -137,20 +148,23 @@ export const description: INodeProperties[] = [
 		],
 		description: 'Where the deal of a new customer starts. An existing customer is never moved.',
 	},
-	{ ...agentSelect(), displayOptions: { show: { placement: ['choose'] } } },
+	{ ...agentSelect({}, 'defaultAgent'), displayOptions: { show: { placement: ['choose'] } } },
 	pipelineSelect(
 		{
 			description:
 				'Empty: the agent\'s default pipeline. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 			displayOptions: { show: { placement: ['choose'] } },
 		},
-		{ ofAgent: true },
+		{ ofAgent: true, empty: 'defaultPipeline' },
 	),
-	stageCodeSelect({
-		description:
-			'Empty: the first stage. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-		displayOptions: { show: { placement: ['choose'] } },
-	}),
+	stageCodeSelect(
+		{
+			description:
+				'Empty: the first stage. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+			displayOptions: { show: { placement: ['choose'] } },
+		},
+		{ firstIfEmpty: true },
+	),
 	{
 		displayName: 'Avatar',
 		name: 'avatar',
@@ -197,6 +211,14 @@ export const option: OperationOption = {
 	action: 'Create or update a customer',
 	description: 'Create a new record, or update the current one if it already exists (upsert)',
 };
+
+/** Before a run: a repeat changes nothing. */
+export const panelHint: PanelHint = repeatProtectionHint(UPSERT_WORDS);
+
+/** After a run: which items the API marked as repeats, or that a repeat may not be marked. */
+export function hints(this: IExecuteFunctions, output: INodeExecutionData[]): NodeExecutionHint[] {
+	return repeatHints(this, output, UPSERT_WORDS);
+}
 
 type MessengerRow = { type?: string; id?: string | number; username?: string };
 
@@ -331,7 +353,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			path: paths.customers(),
 			body,
 		});
-	const { body: customer } = await apiRequest<IDataObject>(this, {
+	const { body: customer, headers } = await apiRequest<IDataObject>(this, {
 		method: 'POST',
 		path: paths.customers(),
 		body,
@@ -347,5 +369,12 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		itemIndex,
 	);
 	if (chunks.length > 1) customer.variables_written = Object.keys(variables ?? {}).length;
-	return [customer];
+	const replayed = isReplayed(headers);
+	return [
+		{
+			result: replayed ? 'repeated' : customer.created === true ? 'created' : 'updated',
+			...customer,
+			...repeatFields(replayed, UPSERT_WORDS),
+		},
+	];
 }

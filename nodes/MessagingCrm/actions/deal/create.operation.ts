@@ -14,7 +14,7 @@ import { customerDeals } from '../../shared/reads';
 export const description: INodeProperties[] = [
 	customerLocator,
 	{
-		...agentSelect(),
+		...agentSelect({}, 'defaultAgent'),
 		description:
 			'Optional: the agent whose default pipeline is used when no pipeline is picked. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 	},
@@ -23,12 +23,15 @@ export const description: INodeProperties[] = [
 			description:
 				'Empty: the agent\'s (or the company\'s) default pipeline. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 		},
-		{ ofAgent: true },
+		{ ofAgent: true, empty: 'defaultPipeline' },
 	),
-	stageCodeSelect({
-		description:
-			'Empty: the first stage. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-	}),
+	stageCodeSelect(
+		{
+			description:
+				'Empty: the first stage. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+		},
+		{ firstIfEmpty: true },
+	),
 	{
 		displayName: 'Title',
 		name: 'title',

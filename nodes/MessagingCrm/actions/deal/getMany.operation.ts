@@ -10,10 +10,13 @@ import { customerDeals } from '../../shared/reads';
 /** Its fields. */
 export const description: INodeProperties[] = [
 	customerLocator,
-	pipelineSelect({
-		description:
-			'Only deals in this pipeline; empty for all. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-	}),
+	pipelineSelect(
+		{
+			description:
+				'Only deals in this pipeline; empty for all. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+		},
+		{ empty: 'allPipelines' },
+	),
 	{
 		displayName: 'Status',
 		name: 'status',

@@ -21,10 +21,13 @@ export const description: INodeProperties[] = [
 			{ name: 'Stage ID', value: 'id' },
 		],
 	},
-	pipelineSelect({
-		description:
-			'The customer\'s pipeline, to list its stages (not sent). Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-	}),
+	pipelineSelect(
+		{
+			description:
+				'The customer\'s pipeline, to list its stages (not sent). Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+		},
+		{ empty: 'noPipeline' },
+	),
 	stageCodeSelect({
 		description:
 			'The stage to move to. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',

@@ -1,4 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	NodeExecutionHint,
+} from 'n8n-workflow';
 
 import { invalidInput, itemError, uuidParam } from '../../helpers/validate';
 import type { ApiFailure } from '../../transport/errors';
@@ -13,11 +19,15 @@ import {
 	idempotencyKeyOption,
 	keysSentBy,
 	refusalLinkKey,
+	repeatFields,
+	repeatHints,
+	repeatProtectionHint,
 	repeatProtectionOption,
+	SEND_WORDS,
 } from '../../shared/idempotency';
 import { readTemplate, templateFields } from '../../shared/template';
 import { asNodeError } from '../errors';
-import type { OperationOption } from '../node.type';
+import type { OperationOption, PanelHint } from '../node.type';
 import { paths } from '../../transport/paths';
 import { customerMessengers } from '../../shared/reads';
 
@@ -40,10 +50,13 @@ export const description: INodeProperties[] = [
 		description:
 			'The customer\'s messenger to send to. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 	},
-	agentSelect({
-		description:
-			'The agent to send from. Empty: the agent with this messenger. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-	}),
+	agentSelect(
+		{
+			description:
+				'The agent to send from. Empty: the agent with this messenger. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+		},
+		'messengerAgent',
+	),
 	{
 		displayName: 'Content',
 		name: 'content',
@@ -54,13 +67,12 @@ export const description: INodeProperties[] = [
 				name: 'Text',
 				value: 'text',
 				description:
-					"Free-form text. Needs the scope messages:send. On the business chat and the social networks only within 24 hours of the customer's last message.",
+					"Free-form text. On WhatsApp Business, Instagram and Facebook only within 24 hours of the customer's last message.",
 			},
 			{
 				name: 'Business-Chat Template',
 				value: 'template',
-				description:
-					'An approved template, allowed outside the 24-hour window. Needs the scope messages:template.',
+				description: 'An approved template, allowed outside the 24-hour window',
 			},
 		],
 	},
@@ -150,6 +162,14 @@ export const option: OperationOption = {
 	description:
 		"Send text or a business-chat template to a customer's messenger, exactly once. A refusal (blocked, window closed …) fails the item with its code and what to do next. Scope: messages:send (text) or messages:template (template).",
 };
+
+/** Before a run: a repeat sends nothing. */
+export const panelHint: PanelHint = repeatProtectionHint(SEND_WORDS);
+
+/** After a run: which items the API marked as repeats, or that a repeat may not be marked. */
+export function hints(this: IExecuteFunctions, output: INodeExecutionData[]): NodeExecutionHint[] {
+	return repeatHints(this, output, SEND_WORDS);
+}
 
 /** The messenger's final refusals: stored by the API under the Idempotency-Key, nothing delivered. */
 const FINAL_REFUSALS = new Set([
@@ -340,6 +360,11 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			if (link === MAX_FRESH_TRIES) throw triedEnough(this, error, itemIndex);
 		}
 	}
-	const replayed = isReplayed(answer.headers);
-	return [{ customer_id: customerId, ...answer.body, ...(replayed ? { replayed: true } : {}) }];
+	return [
+		{
+			customer_id: customerId,
+			...answer.body,
+			...repeatFields(isReplayed(answer.headers), SEND_WORDS),
+		},
+	];
 }

@@ -7,11 +7,14 @@ import type { OperationOption } from '../node.type';
 
 /** Its fields. */
 export const description: INodeProperties[] = [
-	agentSelect({
-		displayName: 'Agent Name or ID',
-		description:
-			'Only the pipelines of this agent. Leave empty for every agent. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-	}),
+	agentSelect(
+		{
+			displayName: 'Agent Name or ID',
+			description:
+				'Only the pipelines of this agent. Leave empty for every agent. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+		},
+		'allAgents',
+	),
 	{
 		displayName: 'Output',
 		name: 'output',

@@ -7,10 +7,13 @@ import type { OperationOption } from '../node.type';
 
 /** Its fields. */
 export const description: INodeProperties[] = [
-	agentSelect({
-		description:
-			'Only this agent\'s templates; empty for all. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-	}),
+	agentSelect(
+		{
+			description:
+				'Only this agent\'s templates; empty for all. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+		},
+		'allAgents',
+	),
 	{
 		displayName: 'Status',
 		name: 'templateStatus',
