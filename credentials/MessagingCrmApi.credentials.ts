@@ -30,7 +30,7 @@ export class MessagingCrmApi implements ICredentialType {
 	displayName = 'Messaging CRM API';
 
 	documentationUrl =
-		'https://github.com/n8n-nodes-messaging-crm/n8n-nodes-messaging-crm#credentials';
+		'https://github.com/n8n-nodes-messaging-crm/n8n-nodes-messaging-crm/blob/main/docs/credentials.md';
 
 	icon: Icon = {
 		light: 'file:../icons/messagingCrm.svg',

@@ -33,6 +33,7 @@ import type {
 	IRunExecutionData,
 	IVersionedNodeType,
 	IWorkflowBase,
+	NodeExecutionHint,
 	IWorkflowExecuteAdditionalData,
 	ExecutionError,
 	WorkflowExecuteMode,
@@ -277,6 +278,8 @@ export interface NodeRun {
 	errorItems: INodeExecutionData[];
 	/** The node's error when the execution failed. */
 	error?: ExecutionError;
+	/** What the output pane says of the run (n8n's execution hints). */
+	hints: NodeExecutionHint[];
 	run: IRun;
 }
 
@@ -357,6 +360,7 @@ export async function runNode(options: {
 		return {
 			items: [],
 			errorItems: [],
+			hints: [],
 			error: error as ExecutionError,
 			run: { data: runExecutionData } as unknown as IRun,
 		};
@@ -373,6 +377,7 @@ export async function runNode(options: {
 	return {
 		items: task?.data?.main?.[0] ?? [],
 		errorItems: task?.data?.main?.[1] ?? [],
+		hints: task?.hints ?? [],
 		error: task?.error ?? run.data.resultData.error,
 		run,
 	};
@@ -513,13 +518,20 @@ export interface TriggerHandle {
 export async function createTrigger(
 	parameters: INodeParameters,
 	credentials: CrmCredentials,
+	/** The node's version: 1 (Watch and its own Events list) unless given. */
+	version = 1,
 ): Promise<TriggerHandle> {
 	const { nodeTypes, credentialTypes } = await loadPackage();
 	const { PollContext } = await import('n8n-core');
 	const helper = new TestCredentialsHelper(credentialTypes, {
 		[CREDENTIAL_TYPE]: credentials as unknown as ICredentialDataDecryptedObject,
 	});
-	let node: INode = { ...crmNode(parameters), name: 'Trigger', type: TRIGGER_TYPE };
+	let node: INode = {
+		...crmNode(parameters),
+		name: 'Trigger',
+		type: TRIGGER_TYPE,
+		typeVersion: version,
+	};
 	let staticData: IDataObject = {};
 	let workflow = new Workflow({
 		id: 'trigger-workflow',
@@ -548,7 +560,7 @@ export async function createTrigger(
 				mode,
 				'activate',
 			);
-			const type = nodeTypes.getByNameAndVersion(TRIGGER_TYPE, 1);
+			const type = nodeTypes.getByNameAndVersion(TRIGGER_TYPE, version);
 			const out = await type.poll!.call(context);
 			staticData = workflow.staticData as IDataObject;
 			return out ? out[0].map((i) => i.json as Record<string, unknown>) : null;

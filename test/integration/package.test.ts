@@ -4,7 +4,15 @@
  * and agrees with the README, the CHANGELOG and the workflows that publish it.
  */
 import { execFileSync } from 'child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'fs';
+import {
+	existsSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	statSync,
+	writeFileSync,
+} from 'fs';
 import { tmpdir } from 'os';
 import path from 'path';
 
@@ -13,7 +21,6 @@ import { parse } from 'yaml';
 import type { WorkflowJson } from '../e2e/setup';
 import { exampleWorkflows } from '../e2e/setup';
 import { statusMarkLookalikes } from '../harness/icon';
-import { anchorsOf, slug } from '../harness/markdown';
 import { PACKAGE_ROOT } from '../harness/n8n';
 
 const pkg = JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {
@@ -215,9 +222,10 @@ describe('release hygiene', () => {
 		expect(readFileSync(path.join(PACKAGE_ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
 	});
 
-	it('every documentation link of the codex files and the credential points at a heading of the README', () => {
+	it('every documentation link of the codex files and the credential points at a page of docs/ in the repository, without an anchor', () => {
+		// n8n appends "?utm_source=…" to a node's docs link as text, after any anchor, which then
+		// opens the top of the page instead: the links name whole pages.
 		const repo = pkg.repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
-		const anchors = anchorsOf(readme);
 		const urls: string[] = [];
 		for (const codex of ['MessagingCrm.node.json', 'MessagingCrmTrigger.node.json']) {
 			const json = JSON.parse(
@@ -231,12 +239,14 @@ describe('release hygiene', () => {
 			)?.[1] ?? '',
 		);
 		expect(urls.length).toBeGreaterThanOrEqual(5);
-		for (const url of urls) {
-			const [base, anchor] = url.split('#');
-			expect({ url, base, known: anchors.has(anchor) }).toEqual({ url, base: repo, known: true });
-		}
-		// Planted: a link to a heading that does not exist is caught.
-		expect(anchors.has(slug('No such section'))).toBe(false);
+		const page = (url: string) => {
+			const match = new RegExp(`^${repo}/blob/main/(docs/[a-z-]+\\.md)$`).exec(url);
+			return match !== null && existsSync(path.join(PACKAGE_ROOT, match[1]));
+		};
+		for (const url of urls) expect({ url, page: page(url) }).toEqual({ url, page: true });
+		// Planted: an anchor, and a page that does not exist, are caught.
+		expect(page(`${repo}/blob/main/docs/trigger.md#events`)).toBe(false);
+		expect(page(`${repo}/blob/main/docs/nowhere.md`)).toBe(false);
 	});
 
 	it("the scripts that run Node's tools keep the tools' compile caches in .cache/, not the system's temporary folder", () => {

@@ -1,4 +1,5 @@
 import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { lookupQuery } from '../shared/customer';
 import { EMPTY_CHOICES } from '../shared/emptyChoices';
@@ -153,7 +154,9 @@ export async function getCustomerMessengers(
 	} catch (error) {
 		if (apiFailureOf(error)?.status === 404)
 			return everyTypeBecause(`No customer has the ID ${customerId}`);
-		throw error;
+		throw error instanceof NodeApiError
+			? error
+			: new NodeOperationError(this.getNode(), error as Error);
 	}
 	return messengers.map((m) => ({
 		name: messengerName(m.type),

@@ -1,0 +1,324 @@
+/**
+ * A no-code builder's first workflow (issue 25), through n8n's engine against the sandbox: a
+ * repeat that says it is one, errors that say what to do next, dropdowns in plain words, a
+ * trigger whose every event the node picker lists, and a test event that says it is a sample.
+ * The editor itself is checked in test/e2e/builder.e2e.ts.
+ */
+import { readFileSync } from 'fs';
+import path from 'path';
+
+import type { INodeProperties, INodePropertyOptions, INodeTypeDescription } from 'n8n-workflow';
+
+import { byId, byMode, useSandbox } from '../harness/fixtures';
+import { callMethod, createTrigger, PACKAGE_ROOT } from '../harness/n8n';
+import { DEMO } from '../sandbox/store';
+import { MessagingCrm } from '../../nodes/MessagingCrm/MessagingCrm.node';
+import { MessagingCrmTrigger } from '../../nodes/MessagingCrm/MessagingCrmTrigger.node';
+
+const env = useSandbox();
+
+const upsert = (phone: string, options = {}) => ({
+	resource: 'customer',
+	operation: 'upsert',
+	phone,
+	options,
+});
+const send = (customerId: string, options = {}) => ({
+	resource: 'message',
+	operation: 'send',
+	customerId: byId(customerId),
+	messengerType: 'telegram',
+	content: 'text',
+	text: 'Welcome!',
+	options,
+});
+
+describe('a repeat is unmistakable', () => {
+	it('Create or Update says created, then repeated (the API marks it), with what to do to write again', async () => {
+		const first = await env.run(upsert('+15550300001'));
+		const again = await env.run(upsert('+15550300001'));
+		expect(first.items[0].json.result).toBe('created');
+		expect(first.items[0].json.repeat).toBeUndefined();
+		expect(again.items[0].json).toMatchObject({
+			result: 'repeated',
+			created: true,
+			replayed: true,
+		});
+		expect(again.items[0].json.repeat).toMatch(
+			/^Nothing was changed this time: an identical request from this node within 24 hours already wrote this customer.*Every Execution Sends/,
+		);
+		expect(again.hints).toEqual([
+			expect.objectContaining({
+				type: 'warning',
+				location: 'outputPane',
+				message: expect.stringMatching(/^1 of 1 item was a repeat: .*nothing was changed for it/),
+			}),
+		]);
+		// Every Execution Sends: a real write, which the API answers as an update; no hint.
+		const sent = await env.run(upsert('+15550300001', { repeatProtection: 'execution' }));
+		expect(sent.items[0].json.result).toBe('updated');
+		expect(sent.hints).toEqual([]);
+	});
+
+	it('against a server that does not mark its stored answers, the output pane still says a repeat may have been one', async () => {
+		env.sandbox.markReplays = false;
+		await env.run(upsert('+15550300002'));
+		const again = await env.run(upsert('+15550300002'));
+		// The API's stored answer, unmarked: the item cannot know, the hint says so.
+		expect(again.items[0].json.result).toBe('created');
+		expect(env.sandbox.requests().at(-1)?.replayed).toBe(true);
+		expect(again.hints).toEqual([
+			expect.objectContaining({
+				type: 'info',
+				message: expect.stringMatching(
+					/^Repeat Protection is on: if this node made an identical request within the last 24 hours, the API answered with the first result and nothing was changed again \(not every server says so/,
+				),
+			}),
+		]);
+	});
+
+	it('Send says a repeat sent nothing, per item and in the output pane', async () => {
+		const [customer] = await env.ok({
+			resource: 'customer',
+			operation: 'upsert',
+			messengersUi: { messenger: [{ type: 'telegram', id: '3000001' }] },
+		});
+		const id = String(customer.id);
+		const first = await env.run(send(id));
+		const again = await env.run(send(id));
+		expect(first.items[0].json.status).toBe('sent');
+		expect(first.hints.map((h) => h.type)).toEqual(['info']);
+		expect(again.items[0].json.repeat).toMatch(
+			/^Nothing was sent this time: an identical request from this node within 24 hours already sent this message to this customer/,
+		);
+		expect(again.hints[0].message).toMatch(/^1 of 1 item was a repeat/);
+		expect(env.sandbox.store.messages.size).toBe(1);
+	});
+
+	it('the panel says before a run that a repeat sends nothing, for Send and Create or Update only, while Repeat Protection applies', () => {
+		const hints = new MessagingCrm().description.hints ?? [];
+		expect(hints.map((h) => [h.whenToDisplay, h.location])).toEqual([
+			['beforeExecution', 'outputPane'],
+			['beforeExecution', 'outputPane'],
+		]);
+		expect(hints.map((h) => h.displayCondition)).toEqual([
+			expect.stringContaining(
+				'$parameter["resource"] === "customer" && $parameter["operation"] === "upsert"',
+			),
+			expect.stringContaining(
+				'$parameter["resource"] === "message" && $parameter["operation"] === "send"',
+			),
+		]);
+		for (const hint of hints) {
+			expect(hint.displayCondition).toContain(
+				'$parameter["options"]["repeatProtection"] !== "execution"',
+			);
+			expect(hint.message).toMatch(/^Safe to run again: .*a test run from the editor too/);
+		}
+	});
+});
+
+describe('every error says what to do next', () => {
+	it('an unknown customer ID points to the lookup modes', async () => {
+		const { error } = await env.run(send('3f1c0a52-5d2e-4a7b-9c41-0e8d2b6f7a10'));
+		expect(error?.message).toMatch(
+			/^not_found: customer 3f1c0a52-5d2e-4a7b-9c41-0e8d2b6f7a10 was not found/,
+		);
+		expect(error?.description).toMatch(/set Customer to By Phone, By Email or By Messenger/);
+	});
+
+	it('a name typed into By ID points to the other modes, before any request', async () => {
+		// n8n itself refuses the run, with the field's own check (as the editor shows it under the field).
+		const { error } = await env.run({ ...send(''), customerId: byId('Anna Petrova') });
+		expect(error?.message).toMatch(
+			/Not a customer ID \(a UUID\): to find a customer, switch By ID to By Phone, By Email or By Messenger/,
+		);
+		expect(env.sandbox.requests()).toHaveLength(0);
+		const locator = new MessagingCrm().description.properties.find(
+			(p) => p.name === 'customerId',
+		) as INodeProperties & { modes: Array<{ name: string; validation?: unknown }> };
+		expect(JSON.stringify(locator.modes[0].validation)).toContain('switch By ID to By Phone');
+	});
+
+	it.each([
+		[
+			500,
+			'internal',
+			/Run the workflow again in a few minutes: what went through is not done twice/,
+		],
+		[422, 'validation_error', /The API refused a value and changed nothing: the message names it/],
+		[403, 'forbidden', /Check that the key belongs to the right company/],
+		[409, 'conflict', /Read the state first \(Get Many deals of the customer\)/],
+	])('an API %i says what to do', async (status, code, hint) => {
+		const body = { error: { code, message: 'refused', details: {} } };
+		env.sandbox.injectFault({ path: '/agents', count: 10, kind: 'status', status, body });
+		const { error } = await env.run({ resource: 'agent', operation: 'getMany' });
+		expect(error?.description).toMatch(hint);
+	});
+
+	it('a customer that does not exist empties no dropdown: every messenger type, each saying why', async () => {
+		const options = (await callMethod({
+			kind: 'loadOptions',
+			method: 'getCustomerMessengers',
+			parameters: { customerId: byId('3f1c0a52-5d2e-4a7b-9c41-0e8d2b6f7a10') },
+			credentials: env.creds(),
+		})) as INodePropertyOptions[];
+		expect(options.map((o) => o.name)).toContain('Telegram Bot');
+		expect(options[0].description).toBe(
+			'No customer has the ID 3f1c0a52-5d2e-4a7b-9c41-0e8d2b6f7a10: every messenger type is listed. Fix the Customer field to list only theirs.',
+		);
+		const byPhone = (await callMethod({
+			kind: 'loadOptions',
+			method: 'getCustomerMessengers',
+			parameters: { customerId: byMode('phone', '+15550399999') },
+			credentials: env.creds(),
+		})) as INodePropertyOptions[];
+		expect(byPhone[0].description).toMatch(/^No customer has the phone \+15550399999/);
+	});
+});
+
+describe('names a builder knows', () => {
+	it("the customer's messengers by their names, pools with labelled counts", async () => {
+		const [customer] = await env.ok({
+			resource: 'customer',
+			operation: 'upsert',
+			messengersUi: {
+				messenger: [
+					{ type: 'telegram', id: '3000002' },
+					{ type: 'whatsapp_personal', id: '15550300003' },
+				],
+			},
+		});
+		const messengers = (await callMethod({
+			kind: 'loadOptions',
+			method: 'getCustomerMessengers',
+			parameters: { customerId: byId(String(customer.id)) },
+			credentials: env.creds(),
+		})) as INodePropertyOptions[];
+		expect(messengers.map((o) => [o.name, o.value, o.description])).toEqual([
+			['Telegram Bot', 'telegram', 'ID 3000002'],
+			['WhatsApp Personal Account', 'whatsapp_personal', 'ID 15550300003'],
+		]);
+		const pools = (await callMethod({
+			kind: 'loadOptions',
+			method: 'getPools',
+			parameters: {},
+			credentials: env.creds(),
+		})) as INodePropertyOptions[];
+		expect(pools.map((o) => o.name)).toContain('VIP gifts: 10 left of 10, low at 3');
+	});
+
+	it("every optional dropdown's empty choice says what it means; the subtitle is the action in words", () => {
+		const description = new MessagingCrm().description;
+		const methods = new Set(
+			description.properties.flatMap((p) => {
+				const method = p.typeOptions?.loadOptionsMethod;
+				return method ? [method] : [];
+			}),
+		);
+		expect([...methods].filter((m) => /NotSet/.test(m))).toEqual([]);
+		expect(description.subtitle).toContain('"message.send":"Send a message"');
+		expect(description.subtitle).toContain('"customer.upsert":"Create or update a customer"');
+	});
+});
+
+describe('the trigger is findable', () => {
+	/**
+	 * n8n's node picker lists as a trigger's events the options of its first property named
+	 * "Event", "Events" or "Trigger On" (editor-ui useActionsGeneration.ts, triggersCategory).
+	 */
+	function pickerEvents(description: INodeTypeDescription): string[] {
+		const property = description.properties.find((p) =>
+			['event', 'events', 'trigger on'].includes(p.displayName.toLowerCase()),
+		);
+		return ((property?.options ?? []) as INodePropertyOptions[]).map((o) => String(o.value));
+	}
+
+	it('the node picker lists every event, pools and deals; with the version 1 list first it would not (planted)', () => {
+		const description = new MessagingCrmTrigger().description;
+		expect(pickerEvents(description).sort()).toEqual(
+			[
+				'anyCounterChanged',
+				'codesIssued',
+				'dealCreated',
+				'dealLost',
+				'dealMoved',
+				'dealWon',
+				'exhaustedRequestsRose',
+				'poolDisabled',
+				'poolEmpty',
+				'poolEnabled',
+				'poolLow',
+				'poolRestocked',
+			].sort(),
+		);
+		// Planted: the version 1 lists first, as before, and the deal events vanish from the picker.
+		const planted = {
+			...description,
+			properties: description.properties.filter((p) => p.name !== 'events'),
+		};
+		expect(pickerEvents(planted)).toHaveLength(8);
+		expect(pickerEvents(planted)).not.toContain('dealWon');
+	});
+
+	it('one trigger with pool and deal events reports both; the state survives a restart', async () => {
+		const [customer] = await env.ok(upsert('+15550300004'));
+		const customerId = String(customer.id);
+		const trigger = await createTrigger(
+			{ events: ['codesIssued', 'dealMoved'], customerIds: customerId },
+			env.creds(),
+			2,
+		);
+		expect(await trigger.poll()).toBeNull();
+		env.sandbox.issueCodes(DEMO.vipPool, 2);
+		await env.ok({
+			resource: 'deal',
+			operation: 'moveStage',
+			dealBy: 'customer',
+			customerId: byId(customerId),
+			pipelineId: String((customer.deal as { pipeline_id: string }).pipeline_id),
+			stageBy: 'code',
+			stageCode: 'qualified',
+		});
+		trigger.restart();
+		const events = (await trigger.poll())?.map((e) => e.event);
+		expect(events?.sort()).toEqual(['codesIssued', 'dealMoved']);
+		expect(await trigger.poll()).toBeNull();
+	});
+
+	it('Fetch Test Event says it is a sample, from which pool, and picks a pool that shows the event', async () => {
+		env.sandbox.issueCodes(DEMO.vipPool, 8); // 2 of 10 left, low at 3
+		const trigger = await createTrigger({ events: ['poolLow'] }, env.creds(), 2);
+		const [event] = (await trigger.poll('manual')) ?? [];
+		expect(event).toMatchObject({
+			event: 'poolLow',
+			sample: true,
+			sample_pool: 'VIP gifts: 2 left of 10, low at 3',
+			sample_matches_event: true,
+		});
+		expect(event.sample_note).toMatch(/^A sample for building the workflow, not an event/);
+		expect(trigger.staticData()['node:Trigger']).toEqual({});
+		// No pool is low: the sample says so in its own fields.
+		env.sandbox.reset('demo');
+		env.apiKey = env.sandbox.mintKey();
+		const calm = await createTrigger({ events: ['poolLow'] }, env.creds(), 2);
+		const [plain] = (await calm.poll('manual')) ?? [];
+		expect(plain.sample_matches_event).toBe(false);
+		expect(plain.message).toMatch(/^No watched pool shows this event right now/);
+	});
+
+	it('the docs links have no anchor for n8n to append its tracking parameter after; "send message" finds the node', () => {
+		const aliases: string[] = [];
+		for (const file of ['MessagingCrm.node.json', 'MessagingCrmTrigger.node.json']) {
+			const codex = JSON.parse(
+				readFileSync(path.join(PACKAGE_ROOT, 'nodes', 'MessagingCrm', file), 'utf8'),
+			) as { resources: Record<string, Array<{ url: string }>>; alias: string[] };
+			for (const links of Object.values(codex.resources))
+				for (const { url } of links)
+					expect(url).toMatch(/^https:\/\/github\.com\/.*\/docs\/[a-z-]+\.md$/);
+			aliases.push(...codex.alias.map((a) => a.toLowerCase()));
+		}
+		// n8n's top-level search matches a node's name and its codex aliases, not its actions.
+		expect(aliases).toContain('send message');
+	});
+});
