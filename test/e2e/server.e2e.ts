@@ -3,15 +3,15 @@
  * for a change made in the sandbox, and the editor, in headless Chromium, shows the node with its
  * dropdowns filled from the sandbox and the AI agent example with its tools. Screenshots go to test/e2e/screenshots/ for the README and docs/.
  */
-import { existsSync, mkdirSync } from 'fs';
+import { mkdirSync } from 'fs';
 import path from 'path';
 
 import type { Browser, Page } from 'playwright-core';
-import { chromium } from 'playwright-core';
 
 import type { Sandbox } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
 import { DEMO } from '../sandbox/store';
+import { openEditor, optionsOf } from './browser';
 import { ensureN8n, N8N_VERSION, prepareUserFolder, ROOT, startN8n } from './n8n';
 import { until } from './rest';
 import type { WorkflowJson } from './setup';
@@ -29,7 +29,6 @@ import {
 
 const PORT = 5691;
 const SCREENSHOTS = path.join(ROOT, 'test', 'e2e', 'screenshots');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const options = {
 	userFolder: privateFolder('n8n-e2e-server-'),
 	port: PORT,
@@ -155,25 +154,8 @@ describe(`a running n8n ${N8N_VERSION}`, () => {
 		let page: Page;
 
 		beforeAll(async () => {
-			if (!existsSync(CHROMIUM))
-				throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium`);
 			mkdirSync(SCREENSHOTS, { recursive: true });
-			browser = await chromium.launch({
-				executablePath: CHROMIUM,
-				args: [
-					'--no-sandbox',
-					'--disable-gpu',
-					'--disable-quic',
-					'--no-first-run',
-					'--disable-background-networking',
-					'--disable-component-update',
-					'--disable-sync',
-				],
-			});
-			const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-			const [name, value] = cookie.split('=');
-			await context.addCookies([{ name, value, domain: 'localhost', path: '/' }]);
-			page = await context.newPage();
+			({ browser, page } = await openEditor(cookie));
 		});
 		afterAll(async () => browser?.close());
 
@@ -187,34 +169,18 @@ describe(`a running n8n ${N8N_VERSION}`, () => {
 			await page.locator('[data-test-id="ndv"]').first().waitFor({ timeout: 30_000 });
 		}
 
-		async function optionsOf(parameter: string): Promise<string[]> {
-			const field = page.locator(`[data-test-id="parameter-input-${parameter}"]`).first();
-			const items = page.locator('.el-select-dropdown:visible .el-select-dropdown__item');
-			await field.click();
-			// A cold editor can miss the first click while it still loads the node's options: once more.
-			if (
-				!(await items
-					.first()
-					.waitFor({ timeout: 20_000 })
-					.then(
-						() => true,
-						() => false,
-					))
-			) {
-				await page.keyboard.press('Escape');
-				await field.click();
-				await items.first().waitFor({ timeout: 30_000 });
-			}
-			const texts = await items.allInnerTexts();
-			await page.keyboard.press('Escape');
-			await items.first().waitFor({ state: 'hidden', timeout: 10_000 });
-			return texts.map((t) => t.split('\n')[0].trim());
-		}
-
 		it('shows the agent and pipeline dropdowns filled from the sandbox, and saves a screenshot', async () => {
 			await openNode('mcrmWelcomeFlow01', 'Create or update customer');
-			expect(await optionsOf('agentId')).toEqual(['(Not Set)', 'Sales Chat', 'Support Bot']);
-			expect(await optionsOf('pipelineId')).toEqual(['(Not Set)', 'Onboarding', 'Sales (default)']);
+			expect(await optionsOf(page, 'agentId')).toEqual([
+				'(Company Default)',
+				'Sales Chat',
+				'Support Bot',
+			]);
+			expect(await optionsOf(page, 'pipelineId')).toEqual([
+				"(The Agent's Default Pipeline)",
+				'Onboarding · Support Bot',
+				'Sales · Support Bot (default)',
+			]);
 			await page.screenshot({ path: path.join(SCREENSHOTS, 'node-panel.png') });
 		});
 

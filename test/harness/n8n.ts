@@ -390,9 +390,14 @@ export async function callMethod(options: {
 	parameters: INodeParameters;
 	credentials: CrmCredentials;
 	filter?: string;
+	/** A node the editor has not yet given its credential (as just after adding it). */
+	withoutCredential?: boolean;
 }): Promise<INodePropertyOptions[] | INodeListSearchResult> {
 	const { nodeTypes, credentialTypes } = await loadPackage();
-	const node = crmNode(options.parameters);
+	const node = crmNode(
+		options.parameters,
+		options.withoutCredential ? { credentials: undefined } : {},
+	);
 	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
 	const helper = new TestCredentialsHelper(credentialTypes, {
 		[CREDENTIAL_TYPE]: options.credentials as unknown as ICredentialDataDecryptedObject,

@@ -177,6 +177,21 @@ describe('every error says what to do next', () => {
 	});
 });
 
+describe('a dropdown that cannot load says why', () => {
+	it('a node without its credential yet (the editor sets it just after adding a node) names the cause', async () => {
+		await expect(
+			callMethod({
+				kind: 'loadOptions',
+				method: 'getAgentsOrAll',
+				parameters: {},
+				credentials: env.creds(),
+				withoutCredential: true,
+			}),
+		).rejects.toThrow(/^No Messaging CRM API credential is selected: choose or create one/);
+		expect(env.sandbox.requests()).toHaveLength(0);
+	});
+});
+
 describe('names a builder knows', () => {
 	it("the customer's messengers by their names, pools with labelled counts", async () => {
 		const [customer] = await env.ok({

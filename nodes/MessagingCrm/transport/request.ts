@@ -166,7 +166,18 @@ const perRun = new WeakMap<object, Promise<Credentialed>>();
 function credentialsOf(ctx: ApiContext): Promise<Credentialed> {
 	let entry = perRun.get(ctx);
 	if (!entry) {
-		entry = ctx.getCredentials(CREDENTIAL_TYPE).then((credentials) => {
+		// n8n's own error here says only "Node does not have any credentials set"; a dropdown that
+		// loads before the editor has set the credential of a node just added shows it too.
+		const selected = ctx.getNode().credentials?.[CREDENTIAL_TYPE];
+		const read = selected
+			? ctx.getCredentials(CREDENTIAL_TYPE)
+			: Promise.reject(
+					new NodeOperationError(
+						ctx.getNode(),
+						'No Messaging CRM API credential is selected: choose or create one at the top of the node, then reload this list (the arrow in the field)',
+					),
+				);
+		entry = read.then((credentials) => {
 			const rawBase = typeof credentials.baseUrl === 'string' ? credentials.baseUrl : '';
 			const baseUrl = normalizeBaseUrl(rawBase);
 			const apiKey = typeof credentials.apiKey === 'string' ? credentials.apiKey : '';

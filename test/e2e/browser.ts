@@ -1,0 +1,62 @@
+/** The editor in headless Chromium (Debian's), logged in as the n8n owner, for the e2e tests. */
+import { existsSync } from 'fs';
+
+import type { Browser, Page } from 'playwright-core';
+import { chromium } from 'playwright-core';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/**
+ * Chromium with the flags this machine's closed network needs (no background connections), and a
+ * page whose cookie is the owner's session (`cookie` as setupOwner returns it).
+ */
+export async function openEditor(cookie: string): Promise<{ browser: Browser; page: Page }> {
+	if (!existsSync(CHROMIUM))
+		throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium`);
+	const browser = await chromium.launch({
+		executablePath: CHROMIUM,
+		args: [
+			'--no-sandbox',
+			'--disable-gpu',
+			'--disable-quic',
+			'--no-first-run',
+			'--disable-background-networking',
+			'--disable-component-update',
+			'--disable-sync',
+		],
+	});
+	const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+	const [name, value] = cookie.split('=');
+	await context.addCookies([{ name, value, domain: 'localhost', path: '/' }]);
+	return { browser, page: await context.newPage() };
+}
+
+/** The texts of an open dropdown's choices, first lines only, after clicking its field. */
+export async function optionsOf(page: Page, parameter: string): Promise<string[]> {
+	return (await choicesOf(page, parameter)).map((t) => t.split('\n')[0].trim());
+}
+
+/** The whole texts of a dropdown's choices (name, then description), closed again after. */
+export async function choicesOf(page: Page, parameter: string): Promise<string[]> {
+	const field = page.locator(`[data-test-id="parameter-input-${parameter}"]`).first();
+	const items = page.locator('.el-select-dropdown:visible .el-select-dropdown__item');
+	await field.click();
+	// A cold editor can miss the first click while it still loads the node's options: once more.
+	if (
+		!(await items
+			.first()
+			.waitFor({ timeout: 20_000 })
+			.then(
+				() => true,
+				() => false,
+			))
+	) {
+		await page.keyboard.press('Escape');
+		await field.click();
+		await items.first().waitFor({ timeout: 30_000 });
+	}
+	const texts = await items.allInnerTexts();
+	await page.keyboard.press('Escape');
+	await items.first().waitFor({ state: 'hidden', timeout: 10_000 });
+	return texts;
+}

@@ -1,0 +1,272 @@
+/**
+ * A no-code builder's first hour, in the real editor (n8n 2.x, headless Chromium): the two
+ * workflows of issue 25 built through the node picker, the fields, drag-and-drop mapping and
+ * Execute step, checking the texts a builder reads. Screenshots (builder-*.png) go to
+ * test/e2e/screenshots/.
+ */
+import { mkdirSync } from 'fs';
+import path from 'path';
+
+import type { Browser, Locator, Page } from 'playwright-core';
+
+import type { Sandbox } from '../sandbox/server';
+import { startSandbox } from '../sandbox/server';
+import { DEMO } from '../sandbox/store';
+import { choicesOf, openEditor } from './browser';
+import { ensureN8n, N8N_VERSION, prepareUserFolder, ROOT, startN8n } from './n8n';
+import { until } from './rest';
+import { importCredential, privateFolder, privateLog, setupOwner } from './setup';
+
+const PORT = 5693;
+const SCREENSHOTS = path.join(ROOT, 'test', 'e2e', 'screenshots');
+const UNKNOWN_ID = '3f1c0a52-5d2e-4a7b-9c41-0e8d2b6f7a10';
+const options = { userFolder: privateFolder('n8n-e2e-builder-'), port: PORT, version: N8N_VERSION };
+
+let sandbox: Sandbox;
+let n8n: Awaited<ReturnType<typeof startN8n>>;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+	await ensureN8n(N8N_VERSION);
+	sandbox = await startSandbox();
+	sandbox.issueCodes(DEMO.vipPool, 8); // VIP gifts: 2 left of 10, low at 3
+	prepareUserFolder(options.userFolder);
+	await importCredential(options, { baseUrl: sandbox.url, apiKey: sandbox.mintKey() });
+	n8n = await startN8n({ ...options, output: privateLog('n8n-builder.log') });
+	mkdirSync(SCREENSHOTS, { recursive: true });
+	({ browser, page } = await openEditor(await setupOwner(n8n.url)));
+});
+
+afterAll(async () => {
+	await browser?.close();
+	await n8n?.stop();
+	await sandbox?.stop();
+});
+
+const shot = async (name: string) =>
+	await page.screenshot({ path: path.join(SCREENSHOTS, `builder-${name}.png`) });
+const testId = (id: string) => page.locator(`[data-test-id="${id}"]`).first();
+const item = (text: string | RegExp) =>
+	page.locator('[data-test-id="item-iterator-item"]').filter({ hasText: text }).first();
+const canvasNode = (name: string) =>
+	page.locator(`[data-test-id="canvas-node"][data-node-name="${name}"]`).first();
+/** What a dropdown or text field shows (its input's value, which innerText leaves out). */
+const valueOf = async (parameter: string) =>
+	await testId(`parameter-input-${parameter}`).locator('input').first().inputValue();
+const outputText = async () => await testId('output-panel').innerText();
+
+/** The node picker's search box, emptied and filled. */
+async function search(text: string): Promise<void> {
+	await testId('node-creator-search-bar').fill(text);
+}
+
+/** Executes the open node and waits for the output pane to show what this run gives. */
+async function executeStep(expected: RegExp): Promise<string> {
+	await testId('node-execute-button').click();
+	await showsText(testId('output-panel'), expected, 60_000);
+	return await outputText();
+}
+
+/** Drags a field of the input pane (schema view) onto a parameter, as a builder maps data. */
+async function dragField(field: string, target: Locator): Promise<void> {
+	const source = testId('ndv-input-panel').getByText(field, { exact: true }).first();
+	await source.waitFor({ timeout: 30_000 });
+	await page.waitForTimeout(500);
+	const from = (await source.boundingBox())!;
+	const to = (await target.boundingBox())!;
+	await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+	await page.mouse.down();
+	await page.mouse.move(from.x + from.width / 2 + 30, from.y + from.height / 2 + 10, { steps: 5 });
+	await page.mouse.move(to.x + to.width / 2, to.y + to.height / 2, { steps: 20 });
+	await page.waitForTimeout(300);
+	await page.mouse.up();
+}
+
+/** Waits until an element's text matches (the editor updates after a drop or a blur). */
+async function showsText(locator: Locator, pattern: RegExp): Promise<void> {
+	await until(
+		`text ${String(pattern)}`,
+		async () => pattern.test(await locator.innerText()),
+		15_000,
+	);
+}
+
+async function closeNode(): Promise<void> {
+	await testId('ndv-close-button').click();
+	await testId('ndv').waitFor({ state: 'hidden', timeout: 10_000 });
+	await page.waitForTimeout(500);
+	const modals = (await page.locator('#app-modals').innerText()).trim();
+	if (modals) {
+		await shot('debug-modal');
+		throw new Error(`A modal is open: ${modals.slice(0, 300)}`);
+	}
+}
+
+describe(`a no-code builder's first workflow in the editor of n8n ${N8N_VERSION}`, () => {
+	it('the node picker lists every trigger event, pools and deals, and finds the node for "send message"', async () => {
+		await page.goto(`${n8n.url}/workflow/new`, { waitUntil: 'domcontentloaded' });
+		await testId('canvas-add-button').click();
+		await search('Messaging CRM');
+		await item('Messaging CRM').click();
+		const picker = await testId('node-creator').innerText();
+		expect(picker).toContain('Triggers (12)');
+		for (const event of ['On pool became low', 'On deal won', 'On deal moved to another stage'])
+			expect(picker).toContain(event);
+		await shot('picker-triggers');
+		await page.keyboard.press('Escape');
+		await page.keyboard.press('Escape');
+		await testId('canvas-add-button').click();
+		await search('manual');
+		await item('Manual Trigger').click();
+		await testId('canvas-handle-plus').click();
+		await search('send message');
+		await item('Messaging CRM').waitFor({ timeout: 10_000 });
+		await shot('search-send-message');
+	});
+
+	it('Create or Update: plain fields, the panel says a re-run is safe, a second run says it was a repeat', async () => {
+		await item('Messaging CRM').click();
+		await item('Create or update a customer').click();
+		await testId('ndv').waitFor({ timeout: 30_000 });
+		await testId('parameter-input-phone').locator('input').fill('+15550301234');
+		await testId('fixed-collection-add').click();
+		await page
+			.locator(
+				'[data-test-id="fixed-collection-messengersUi"] [data-test-id="parameter-input-id"] input',
+			)
+			.first()
+			.fill('3001234');
+		expect(await testId('node-parameters').innerText()).not.toMatch(
+			/Share of the Rate Limit|Needs the scope|\(Not Set\)/,
+		);
+		expect(await valueOf('type')).toBe('Telegram Bot');
+		expect(await valueOf('placement')).toBe('Company Default');
+		expect(await outputText()).toMatch(/^Safe to run again: .*a test run from the editor too/m);
+		await shot('upsert-panel');
+		// The hint shows before the table of items: wait for both.
+		await executeStep(
+			/Repeat Protection is on: if this node made an identical request[\s\S]*\bcreated\b/,
+		);
+		await executeStep(
+			/1 of 1 item was a repeat: .*nothing was changed for it this time[\s\S]*\brepeated\b/,
+		);
+		await shot('upsert-repeat');
+		await closeNode();
+		// The canvas names the operation in words, not "upsert: customer".
+		expect(await canvasNode('Create or update a customer').innerText()).toMatch(
+			/Create or update a customer\s*$/,
+		);
+	});
+
+	it('Send, with the customer dragged from the input: messengers by name, a repeat sends nothing and says so', async () => {
+		const upsert = canvasNode('Create or update a customer');
+		await upsert.hover();
+		await upsert.locator('[data-test-id="canvas-handle-plus"]').click();
+		await search('send message');
+		await item('Messaging CRM').click();
+		await item('Send a message').click();
+		await testId('ndv').waitFor({ timeout: 30_000 });
+		await dragField('id', testId('rlc-input'));
+		await shot('send-mapped');
+		await showsText(testId('parameter-input-customerId'), /\$json\.id/);
+		// n8n resolves the mapped expression for the dropdown: the customer's own messengers, by name.
+		expect(await choicesOf(page, 'messengerType')).toEqual(['Telegram Bot\nID 3001234']);
+		await testId('parameter-input-messengerType').click();
+		await page
+			.locator('.el-select-dropdown:visible .el-select-dropdown__item')
+			.filter({ hasText: 'Telegram Bot' })
+			.first()
+			.click();
+		await testId('parameter-input-text').locator('textarea, input').first().fill('Welcome!');
+		// n8n 2.40 can load a dropdown of a node just added from the picker before it has set the
+		// node's credential, and does not load it again: the field says "Error fetching options"
+		// (its issue icon names the cause, see builder.test.ts). A builder reopens the node.
+		if ((await valueOf('agentId')).startsWith('Error fetching options')) {
+			await closeNode();
+			await canvasNode('Send a message').dblclick();
+			await testId('ndv').waitFor({ timeout: 30_000 });
+		}
+		await until(
+			'the agent dropdown',
+			async () => (await valueOf('agentId')) === '(The Agent With This Messenger)',
+			15_000,
+		);
+		await executeStep(/Repeat Protection is on[\s\S]*\bsent\b/);
+		await executeStep(
+			/1 of 1 item was a repeat: .*nothing was sent for it this time[\s\S]*Nothing was sent this time/,
+		);
+		expect(sandbox.store.messages.size).toBe(1);
+		await shot('send-repeat');
+	});
+
+	it('an unknown customer: the error says what to do, the messenger dropdown says why it lists every type, a name typed into By ID points to the other modes', async () => {
+		// Back from the mapped expression to a fixed ID, as a builder pastes one.
+		await testId('parameter-input-customerId').hover();
+		await page
+			.locator(
+				'[data-test-id="customerId-parameter-input-options-container"] [data-test-id="radio-button-fixed"]',
+			)
+			.first()
+			.click();
+		await testId('rlc-input').fill(UNKNOWN_ID);
+		await testId('rlc-input').press('Tab');
+		const error = await executeStep(/set Customer to By Phone, By Email or By Messenger/);
+		expect(error).toContain(`not_found: customer ${UNKNOWN_ID} was not found`);
+		await shot('error');
+		const choices = await choicesOf(page, 'messengerType');
+		expect(choices[0]).toContain(
+			`No customer has the ID ${UNKNOWN_ID}: every messenger type is listed`,
+		);
+		await testId('rlc-input').fill('Anna Petrova');
+		await testId('rlc-input').press('Tab');
+		// The field's own check, shown on its issue icon as n8n shows every field's issues.
+		const issue = testId('parameter-input-customerId').locator('[data-test-id="parameter-issues"]');
+		await issue.waitFor({ timeout: 15_000 });
+		await issue.hover();
+		await page
+			.getByText(
+				/Not a customer ID \(a UUID\): to find a customer, switch By ID to By Phone, By Email or By Messenger/,
+			)
+			.first()
+			.waitFor({ timeout: 15_000 });
+		await shot('by-id-hint');
+		await closeNode();
+	});
+
+	it('the trigger from the picker: Pool Became Low, pools in words, a Docs link that survives the tracking parameter, a test event that says it is a sample', async () => {
+		await page.goto(`${n8n.url}/workflow/new`, { waitUntil: 'domcontentloaded' });
+		await testId('canvas-add-button').click();
+		await search('Messaging CRM');
+		await item('Messaging CRM').click();
+		await item('On pool became low').click();
+		await testId('ndv').waitFor({ timeout: 30_000 });
+		expect(await testId('parameter-input-events').innerText()).toContain('Pool Became Low');
+		const pools = await choicesOf(page, 'poolIds');
+		expect(pools.map((p) => p.split('\n')[0])).toEqual([
+			'VIP gifts: 2 left of 10, low at 3',
+			'Welcome discount: 50 left of 50, low at 10',
+		]);
+		const docs = await testId('ndv')
+			.locator('a')
+			.filter({ hasText: 'Docs' })
+			.first()
+			.getAttribute('href');
+		expect(docs).toMatch(/\/docs\/trigger\.md\?utm_source=/);
+		await executeStep(
+			/A sample for building the workflow, not an event[\s\S]*VIP gifts: 2 left of 10, low at 3/,
+		);
+		await shot('trigger-sample');
+		await closeNode();
+		const trigger = canvasNode('Messaging CRM Trigger');
+		await trigger.hover();
+		await trigger.locator('[data-test-id="canvas-handle-plus"]').click();
+		await search('Messaging CRM');
+		await item('Messaging CRM').click();
+		await item('Upload promo codes').click();
+		await testId('ndv').waitFor({ timeout: 30_000 });
+		await closeNode();
+		expect(await canvasNode('Messaging CRM Trigger').innerText()).toContain('Pool Became Low');
+		await shot('trigger-workflow');
+	});
+});
