@@ -68,6 +68,17 @@ async function executeStep(expected: RegExp): Promise<string> {
 	return await outputText();
 }
 
+/** The "+" after a node, the picker searched, our node and one of its actions: its panel opens. */
+async function addAfter(nodeName: string, searchText: string, action: string): Promise<void> {
+	const node = canvasNode(nodeName);
+	await node.hover();
+	await node.locator('[data-test-id="canvas-handle-plus"]').click();
+	await search(searchText);
+	await item('Messaging CRM').click();
+	await item(action).click();
+	await testId('ndv').waitFor({ timeout: 30_000 });
+}
+
 /** Drags a field of the input pane (schema view) onto a parameter, as a builder maps data. */
 async function dragField(field: string, target: Locator): Promise<void> {
 	const source = testId('ndv-input-panel').getByText(field, { exact: true }).first();
@@ -84,11 +95,11 @@ async function dragField(field: string, target: Locator): Promise<void> {
 }
 
 /** Waits until an element's text matches (the editor updates after a drop or a blur). */
-async function showsText(locator: Locator, pattern: RegExp): Promise<void> {
+async function showsText(locator: Locator, pattern: RegExp, timeoutMs = 15_000): Promise<void> {
 	await until(
 		`text ${String(pattern)}`,
 		async () => pattern.test(await locator.innerText()),
-		15_000,
+		timeoutMs,
 	);
 }
 
@@ -160,13 +171,7 @@ describe(`a no-code builder's first workflow in the editor of n8n ${N8N_VERSION}
 	});
 
 	it('Send, with the customer dragged from the input: messengers by name, a repeat sends nothing and says so', async () => {
-		const upsert = canvasNode('Create or update a customer');
-		await upsert.hover();
-		await upsert.locator('[data-test-id="canvas-handle-plus"]').click();
-		await search('send message');
-		await item('Messaging CRM').click();
-		await item('Send a message').click();
-		await testId('ndv').waitFor({ timeout: 30_000 });
+		await addAfter('Create or update a customer', 'send message', 'Send a message');
 		await dragField('id', testId('rlc-input'));
 		await shot('send-mapped');
 		await showsText(testId('parameter-input-customerId'), /\$json\.id/);
@@ -258,13 +263,7 @@ describe(`a no-code builder's first workflow in the editor of n8n ${N8N_VERSION}
 		);
 		await shot('trigger-sample');
 		await closeNode();
-		const trigger = canvasNode('Messaging CRM Trigger');
-		await trigger.hover();
-		await trigger.locator('[data-test-id="canvas-handle-plus"]').click();
-		await search('Messaging CRM');
-		await item('Messaging CRM').click();
-		await item('Upload promo codes').click();
-		await testId('ndv').waitFor({ timeout: 30_000 });
+		await addAfter('Messaging CRM Trigger', 'Messaging CRM', 'Upload promo codes');
 		await closeNode();
 		expect(await canvasNode('Messaging CRM Trigger').innerText()).toContain('Pool Became Low');
 		await shot('trigger-workflow');

@@ -235,7 +235,7 @@ describe(`a running n8n ${N8N_VERSION}`, () => {
 		it('shows the trigger panel, and saves a screenshot', async () => {
 			await openNode('mcrmRestockFlow01', 'Pool became low');
 			await page
-				.locator('[data-test-id="parameter-input-poolEvents"]')
+				.locator('[data-test-id="parameter-input-events"]')
 				.first()
 				.waitFor({ timeout: 30_000 });
 			await page.screenshot({ path: path.join(SCREENSHOTS, 'trigger-panel.png') });

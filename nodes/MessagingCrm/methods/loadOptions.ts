@@ -23,15 +23,18 @@ export async function getAgents(this: ILoadOptionsFunctions): Promise<INodePrope
 	return (await listAgents(this)).map(agentOption).sort(byName);
 }
 
-/** Agents headed by what an empty choice means in the field (EMPTY_CHOICES). */
-const agentsOr = (empty: EmptyChoice) =>
+type Loader = (this: ILoadOptionsFunctions) => Promise<INodePropertyOptions[]>;
+
+/** A list headed by what an empty choice means in the field (EMPTY_CHOICES). */
+const headedBy = (list: Loader, empty: EmptyChoice): Loader =>
 	async function (this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-		return withEmptyChoice(await getAgents.call(this), empty);
+		return withEmptyChoice(await list.call(this), empty);
 	};
-export const getAgentsOrAll = agentsOr(EMPTY_CHOICES.allAgents);
-export const getAgentsOrMessengerAgent = agentsOr(EMPTY_CHOICES.messengerAgent);
-export const getAgentsOrInherited = agentsOr(EMPTY_CHOICES.inheritedAgent);
-export const getAgentsOrDefault = agentsOr(EMPTY_CHOICES.defaultAgent);
+
+export const getAgentsOrAll = headedBy(getAgents, EMPTY_CHOICES.allAgents);
+export const getAgentsOrMessengerAgent = headedBy(getAgents, EMPTY_CHOICES.messengerAgent);
+export const getAgentsOrInherited = headedBy(getAgents, EMPTY_CHOICES.inheritedAgent);
+export const getAgentsOrDefault = headedBy(getAgents, EMPTY_CHOICES.defaultAgent);
 
 /**
  * Pipelines, limited to the agent picked in the same node when there is one: "Sales · Support
@@ -56,13 +59,9 @@ export async function getPipelines(this: ILoadOptionsFunctions): Promise<INodePr
 		.sort(byName);
 }
 
-const pipelinesOr = (empty: EmptyChoice) =>
-	async function (this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-		return withEmptyChoice(await getPipelines.call(this), empty);
-	};
-export const getPipelinesOrAll = pipelinesOr(EMPTY_CHOICES.allPipelines);
-export const getPipelinesOrDefault = pipelinesOr(EMPTY_CHOICES.defaultPipeline);
-export const getPipelinesOrNone = pipelinesOr(EMPTY_CHOICES.noPipeline);
+export const getPipelinesOrAll = headedBy(getPipelines, EMPTY_CHOICES.allPipelines);
+export const getPipelinesOrDefault = headedBy(getPipelines, EMPTY_CHOICES.defaultPipeline);
+export const getPipelinesOrNone = headedBy(getPipelines, EMPTY_CHOICES.noPipeline);
 
 async function stagesOfCurrentPipeline(ctx: ILoadOptionsFunctions) {
 	const pipelineId = currentId(ctx, 'pipelineId');
@@ -81,11 +80,7 @@ export async function getStageCodeList(
 }
 
 /** The same, for a single choice that may stay empty (the first stage). */
-export async function getStageCodesOrFirst(
-	this: ILoadOptionsFunctions,
-): Promise<INodePropertyOptions[]> {
-	return withEmptyChoice(await getStageCodeList.call(this), EMPTY_CHOICES.firstStage);
-}
+export const getStageCodesOrFirst = headedBy(getStageCodeList, EMPTY_CHOICES.firstStage);
 
 /** Stages of the pipeline picked in the same node, by ID, in pipeline order. */
 export async function getStageIds(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
