@@ -29,7 +29,10 @@ import {
 interface Settings {
 	/** What is watched: set in version 1, made from the events since version 2. */
 	watch: 'pools' | 'deals' | 'both';
+	/** Sorted, for the baseline's key. */
 	events: string[];
+	/** As picked: Fetch Test Event samples the first. */
+	picked: string[];
 	agentId: string;
 	poolIds: string[];
 	customerIds: string[];
@@ -44,26 +47,27 @@ const watchesPools = (s: Settings) => s.watch !== 'deals';
 const watchesDeals = (s: Settings) => s.watch !== 'pools';
 
 /** The events picked: version 1 in the list of its Watch, since version 2 in one list. */
-function readEvents(ctx: IPollFunctions): { watch: Settings['watch']; events: string[] } {
-	const list = (name: string) => [...((ctx.getNodeParameter(name, []) as string[]) ?? [])].sort();
+function readEvents(ctx: IPollFunctions): { watch: Settings['watch']; picked: string[] } {
+	const list = (name: string) => [...((ctx.getNodeParameter(name, []) as string[]) ?? [])];
 	if (ctx.getNode().typeVersion === 1) {
 		const watch = ctx.getNodeParameter('watch', 'pools') as 'pools' | 'deals';
-		return { watch, events: list(watch === 'pools' ? 'poolEvents' : 'dealEvents') };
+		return { watch, picked: list(watch === 'pools' ? 'poolEvents' : 'dealEvents') };
 	}
-	const events = list('events');
-	const pools = events.some(isPoolEvent);
-	const deals = events.some(isDealEvent);
-	return { watch: pools && deals ? 'both' : deals ? 'deals' : 'pools', events };
+	const picked = list('events');
+	const pools = picked.some(isPoolEvent);
+	const deals = picked.some(isDealEvent);
+	return { watch: pools && deals ? 'both' : deals ? 'deals' : 'pools', picked };
 }
 
 function readSettings(ctx: IPollFunctions): Settings {
-	const { watch, events } = readEvents(ctx);
+	const { watch, picked } = readEvents(ctx);
 	const options = ctx.getNodeParameter('options', {}) as IDataObject;
 	const pools = watch !== 'deals';
 	const deals = watch !== 'pools';
 	const settings: Settings = {
 		watch,
-		events,
+		events: [...picked].sort(),
+		picked,
 		agentId: pools ? String(ctx.getNodeParameter('agentId', '') ?? '').trim() : '',
 		poolIds: pools ? [...((ctx.getNodeParameter('poolIds', []) as string[]) ?? [])].sort() : [],
 		customerIds: deals ? parseCustomerIds(ctx.getNodeParameter('customerIds', '')) : [],
@@ -186,6 +190,15 @@ const EVENT_NAMES = Object.fromEntries(
 	[...POOL_EVENT_OPTIONS, ...DEAL_EVENT_OPTIONS].map((o) => [o.value, o.name]),
 );
 
+/**
+ * The subtitle on the canvas: the first event's name, "and more" for several, nothing for none or
+ * an expression (version 1: the list of its Watch).
+ */
+const PICKED =
+	'($parameter["events"] ?? $parameter[$parameter["watch"] === "deals" ? "dealEvents" : "poolEvents"])';
+const NAMES = JSON.stringify(EVENT_NAMES);
+const subtitle = `={{ Array.isArray(${PICKED}) && ${NAMES}[${PICKED}[0]] ? ${NAMES}[${PICKED}[0]] + (${PICKED}.length > 1 ? " and more" : "") : "" }}`;
+
 /** Which pools: shown where pool events are picked. */
 function poolFields(displayOptions: IDisplayOptions): INodeProperties[] {
 	return [
@@ -267,14 +280,18 @@ function sample(event: string, data: IDataObject): INodeExecutionData[] {
 	return [{ json: { event, sample: true, sample_note: SAMPLE_NOTE, ...data } }];
 }
 
-/** Whether a pool's counters now show what the event is about (a low pool for Pool Became Low). */
-function poolFits(event: string, pool: IDataObject): boolean {
+/**
+ * Whether a pool's counters now show the state the event leads to (at or below the threshold for
+ * Pool Became Low, as the event itself counts it); null for an event about a change (Codes
+ * Issued …), which no single reading shows.
+ */
+function poolFits(event: string, pool: IDataObject): boolean | null {
 	const remaining = Number(pool.remaining);
-	if (event === 'poolLow') return remaining > 0 && remaining <= Number(pool.low_threshold);
+	if (event === 'poolLow') return remaining <= Number(pool.low_threshold);
 	if (event === 'poolEmpty') return remaining === 0;
 	if (event === 'poolDisabled') return pool.is_enabled === false;
 	if (event === 'poolEnabled') return pool.is_enabled !== false;
-	return true;
+	return null;
 }
 
 /**
@@ -285,13 +302,13 @@ async function poolSample(ctx: IPollFunctions, settings: Settings, event: string
 	const { pools } = await readPools(ctx, settings);
 	if (pools.length === 0)
 		return sample(event, { sample_pool: null, message: 'No promo pool matches the filters' });
-	const pool = pools.find((p) => poolFits(event, p)) ?? pools[0];
+	const pool = pools.find((p) => poolFits(event, p) === true) ?? pools[0];
 	const zero = { total: 0, issued: 0, remaining: 0, low_threshold: 0, exhausted_requests: 0 };
 	const fits = poolFits(event, pool);
 	return sample(event, {
 		sample_pool: `${String(pool.title)}: ${String(pool.remaining)} left of ${String(pool.total)}, low at ${String(pool.low_threshold)}`,
 		sample_matches_event: fits,
-		...(fits
+		...(fits !== false
 			? {}
 			: {
 					message: `No watched pool shows this event right now; this is ${String(pool.title)} as it is`,
@@ -330,7 +347,7 @@ export class MessagingCrmTrigger implements INodeType {
 		group: ['trigger'],
 		version: [1, 2],
 		defaultVersion: 2,
-		subtitle: `={{ ${JSON.stringify(EVENT_NAMES)}[($parameter["events"] ?? $parameter[$parameter["watch"] === "deals" ? "dealEvents" : "poolEvents"] ?? [])[0]] + (($parameter["events"] ?? $parameter[$parameter["watch"] === "deals" ? "dealEvents" : "poolEvents"] ?? []).length > 1 ? " and more" : "") }}`,
+		subtitle,
 		description:
 			"Starts a workflow when a promo pool runs low, empties or is restocked, or when a watched customer's deal is created, moves, is won or lost",
 		defaults: { name: 'Messaging CRM Trigger' },
@@ -427,7 +444,7 @@ export class MessagingCrmTrigger implements INodeType {
 
 		if (this.getMode() === 'manual') {
 			// A realistic sample of the first event picked, from the current state; nothing stored.
-			const event = settings.events[0];
+			const event = settings.picked[0];
 			return [
 				isDealEvent(event)
 					? await dealSample(this, settings, event)
@@ -472,7 +489,9 @@ async function pollChanges(
 		if (!baseline) events.push(...result.events);
 	}
 	if (watchesDeals(settings)) {
-		const budget = requestBudget(next.rateLimit, settings.budgetPercent);
+		// A poll that read the pools too has spent one request of its budget.
+		const spent = watchesPools(settings) ? 1 : 0;
+		const budget = Math.max(1, requestBudget(next.rateLimit, settings.budgetPercent) - spent);
 		const plan = planReads(settings.customerIds, next.cursor ?? 0, budget);
 		const reads: Array<{ customerId: string; deals: IDataObject[] }> = [];
 		let rateLimit = next.rateLimit;

@@ -7,15 +7,42 @@
 import { readFileSync } from 'fs';
 import path from 'path';
 
-import type { INodeProperties, INodePropertyOptions, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	INodeParameters,
+	INodeProperties,
+	INodePropertyOptions,
+	INodeTypeDescription,
+} from 'n8n-workflow';
+import { Workflow } from 'n8n-workflow';
 
 import { byId, byMode, useSandbox } from '../harness/fixtures';
-import { callMethod, createTrigger, PACKAGE_ROOT } from '../harness/n8n';
+import {
+	callMethod,
+	createTrigger,
+	crmNode,
+	loadPackage,
+	NODE_TYPE,
+	PACKAGE_ROOT,
+	TRIGGER_TYPE,
+} from '../harness/n8n';
 import { DEMO } from '../sandbox/store';
 import { MessagingCrm } from '../../nodes/MessagingCrm/MessagingCrm.node';
 import { MessagingCrmTrigger } from '../../nodes/MessagingCrm/MessagingCrmTrigger.node';
 
 const env = useSandbox();
+
+/** An expression of a node's description (a hint's condition, a subtitle) as n8n evaluates it. */
+async function evaluate(
+	expression: string,
+	parameters: INodeParameters,
+	type = NODE_TYPE,
+	typeVersion = 1,
+): Promise<unknown> {
+	const { nodeTypes } = await loadPackage();
+	const node = { ...crmNode(parameters), type, typeVersion };
+	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
+	return workflow.expression.getSimpleParameterValue(node, expression, 'internal', {});
+}
 
 const upsert = (phone: string, options = {}) => ({
 	resource: 'customer',
@@ -95,7 +122,7 @@ describe('a repeat is unmistakable', () => {
 		expect(env.sandbox.store.messages.size).toBe(1);
 	});
 
-	it('the panel says before a run that a repeat sends nothing, for Send and Create or Update only, while Repeat Protection applies', () => {
+	it('the panel says before a run that a repeat sends nothing, for Send and Create or Update only, while Repeat Protection applies', async () => {
 		const hints = new MessagingCrm().description.hints ?? [];
 		expect(hints.map((h) => [h.whenToDisplay, h.location])).toEqual([
 			['beforeExecution', 'outputPane'],
@@ -109,12 +136,27 @@ describe('a repeat is unmistakable', () => {
 				'$parameter["resource"] === "message" && $parameter["operation"] === "send"',
 			),
 		]);
-		for (const hint of hints) {
-			expect(hint.displayCondition).toContain(
-				'$parameter["options"]["repeatProtection"] !== "execution"',
-			);
+		for (const hint of hints)
 			expect(hint.message).toMatch(/^Safe to run again: .*a test run from the editor too/);
-		}
+		// Evaluated as n8n does: shown for Send by default, not for another operation, not once
+		// every execution sends or an own key decides.
+		const shown = async (parameters: INodeParameters) =>
+			await Promise.all(hints.map(async (h) => await evaluate(h.displayCondition!, parameters)));
+		const sendNode = { resource: 'message', operation: 'send' };
+		expect(await shown(sendNode)).toEqual([false, true]);
+		expect(await shown({ resource: 'customer', operation: 'upsert', options: {} })).toEqual([
+			true,
+			false,
+		]);
+		expect(await shown({ resource: 'customer', operation: 'get' })).toEqual([false, false]);
+		expect(await shown({ ...sendNode, options: { repeatProtection: 'execution' } })).toEqual([
+			false,
+			false,
+		]);
+		expect(await shown({ ...sendNode, options: { idempotencyKey: '={{ $json.id }}' } })).toEqual([
+			false,
+			false,
+		]);
 	});
 });
 
@@ -154,6 +196,16 @@ describe('every error says what to do next', () => {
 		env.sandbox.injectFault({ path: '/agents', count: 10, kind: 'status', status, body });
 		const { error } = await env.run({ resource: 'agent', operation: 'getMany' });
 		expect(error?.description).toMatch(hint);
+	});
+
+	it('an unknown promo pool points to the pool list', async () => {
+		const { error } = await env.run({
+			resource: 'promoPool',
+			operation: 'get',
+			poolId: byId('3f1c0a52-5d2e-4a7b-9c41-0e8d2b6f7a10'),
+		});
+		expect(error?.message).toMatch(/^not_found/);
+		expect(error?.description).toMatch(/^No promo pool of this key's company has this ID/);
 	});
 
 	it('a customer that does not exist empties no dropdown: every messenger type, each saying why', async () => {
@@ -223,17 +275,42 @@ describe('names a builder knows', () => {
 		expect(pools.map((o) => o.name)).toContain('VIP gifts: 10 left of 10, low at 3');
 	});
 
-	it("every optional dropdown's empty choice says what it means; the subtitle is the action in words", () => {
-		const description = new MessagingCrm().description;
-		const methods = new Set(
-			description.properties.flatMap((p) => {
-				const method = p.typeOptions?.loadOptionsMethod;
-				return method ? [method] : [];
-			}),
+	/** Optional dropdowns whose list has no first choice saying what empty means. */
+	function unheaded(properties: INodeProperties[]): string[] {
+		return properties
+			.filter((p) => p.type === 'options' && p.typeOptions?.loadOptionsMethod && !p.required)
+			.filter((p) => !/^get[A-Za-z]+Or[A-Z]/.test(String(p.typeOptions?.loadOptionsMethod)))
+			.map((p) => `${p.name} (${String(p.typeOptions?.loadOptionsMethod)})`);
+	}
+
+	it("every optional dropdown's empty choice says what it means (a plain list on an optional field is caught)", () => {
+		const action = new MessagingCrm().description.properties;
+		const trigger = new MessagingCrmTrigger().description.properties;
+		expect(unheaded([...action, ...trigger])).toEqual([]);
+		// Planted: the plain agent list on an optional agent field.
+		const planted = action.map((p) =>
+			p.name === 'agentId' ? { ...p, typeOptions: { loadOptionsMethod: 'getAgents' } } : p,
 		);
-		expect([...methods].filter((m) => /NotSet/.test(m))).toEqual([]);
-		expect(description.subtitle).toContain('"message.send":"Send a message"');
-		expect(description.subtitle).toContain('"customer.upsert":"Create or update a customer"');
+		expect(unheaded(planted).length).toBeGreaterThan(0);
+	});
+
+	it('the subtitles are words: the action, the first event', async () => {
+		const subtitle = new MessagingCrm().description.subtitle!;
+		expect(await evaluate(subtitle, { resource: 'message', operation: 'send' })).toBe(
+			'Send a message',
+		);
+		expect(await evaluate(subtitle, { resource: 'customer', operation: 'upsert' })).toBe(
+			'Create or update a customer',
+		);
+		const trigger = new MessagingCrmTrigger().description.subtitle!;
+		const of = async (parameters: INodeParameters, version = 2) =>
+			await evaluate(trigger, parameters, TRIGGER_TYPE, version);
+		expect(await of({ events: ['poolLow'] })).toBe('Pool Became Low');
+		expect(await of({ events: ['dealWon', 'poolLow'] })).toBe('Deal Won and more');
+		expect(await of({ events: [] })).toBe('');
+		expect(await of({ watch: 'deals', dealEvents: ['dealMoved'] }, 1)).toBe(
+			'Deal Moved to Another Stage',
+		);
 	});
 });
 
@@ -299,6 +376,17 @@ describe('the trigger is findable', () => {
 		const events = (await trigger.poll())?.map((e) => e.event);
 		expect(events?.sort()).toEqual(['codesIssued', 'dealMoved']);
 		expect(await trigger.poll()).toBeNull();
+	});
+
+	it('Fetch Test Event samples the first event as picked, not as sorted; a change event is neither matched nor not', async () => {
+		const trigger = await createTrigger(
+			{ events: ['poolRestocked', 'anyCounterChanged'] },
+			env.creds(),
+			2,
+		);
+		const [event] = (await trigger.poll('manual')) ?? [];
+		expect(event).toMatchObject({ event: 'poolRestocked', sample_matches_event: null });
+		expect(event.message).toBeUndefined();
 	});
 
 	it('Fetch Test Event says it is a sample, from which pool, and picks a pool that shows the event', async () => {

@@ -3,6 +3,7 @@ import type {
 	IExecuteFunctions,
 	INodeExecutionData,
 	IPairedItemData,
+	NodeExecutionHint,
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
@@ -118,6 +119,19 @@ async function runGroups(
 	return output;
 }
 
+/** The operation's execution hints; a hint that cannot be made never fails a run that went through. */
+function hintsOf(
+	ctx: IExecuteFunctions,
+	operation: Operation,
+	output: INodeExecutionData[],
+): NodeExecutionHint[] {
+	try {
+		return operation.hints?.call(ctx, output) ?? [];
+	} catch {
+		return [];
+	}
+}
+
 /** The one loop over input items: owns pairing, Continue on fail and error items for every operation. */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const count = this.getInputData().length;
@@ -130,7 +144,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		? await runGroups(this, grouping, count)
 		: await runItems(this, operation, count);
 	if (output.length === 0 && runsAsTool(this)) return [nothingMatched(operation)];
-	const hints = runsAsTool(this) ? [] : (operation.hints?.call(this, output) ?? []);
+	const hints = runsAsTool(this) ? [] : hintsOf(this, operation, output);
 	// n8n before 1.79 has no execution hints: the output is the same without them.
 	if (hints.length && typeof this.addExecutionHints === 'function')
 		this.addExecutionHints(...hints);

@@ -5,7 +5,7 @@ import { lookupQuery } from '../shared/customer';
 import { EMPTY_CHOICES } from '../shared/emptyChoices';
 import { MESSENGER_TYPE_OPTIONS, messengerName } from '../shared/messengers';
 import { isUuid } from '../helpers/validate';
-import { apiFailureOf } from '../transport/errors';
+import { apiFailureOf, notFoundKind } from '../transport/errors';
 import type { EmptyChoice } from './utils';
 import { agentOption, byName, currentId, withEmptyChoice } from './utils';
 import type { LookupQuery } from '../shared/reads';
@@ -147,7 +147,8 @@ export async function getCustomerMessengers(
 	try {
 		messengers = await customerMessengers(this, customerId);
 	} catch (error) {
-		if (apiFailureOf(error)?.status === 404)
+		const failure = apiFailureOf(error);
+		if (failure?.status === 404 && notFoundKind(failure) === 'customer')
 			return everyTypeBecause(`No customer has the ID ${customerId}`);
 		throw error instanceof NodeApiError
 			? error

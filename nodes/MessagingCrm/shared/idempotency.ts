@@ -206,9 +206,11 @@ export function repeatHints(
 	items: Array<{ json: IDataObject }>,
 	words: RepeatWords,
 ): NodeExecutionHint[] {
-	const options = ctx.getNodeParameter('options', 0, {}) as IDataObject;
-	const ownKey = typeof options.idempotencyKey === 'string' && options.idempotencyKey.trim();
-	if (!ownKey && options.repeatProtection === 'execution') return [];
+	// The raw settings, not their values for an item: an own key, even an expression, decides.
+	const options = (ctx.getNode().parameters.options ?? {}) as IDataObject;
+	const ownKey = typeof options.idempotencyKey === 'string' && options.idempotencyKey.trim() !== '';
+	const protection = options.repeatProtection;
+	if (!ownKey && protection === 'execution') return [];
 	const answered = items.filter((i) => i.json.error === undefined);
 	if (answered.length === 0) return [];
 	const marked = answered.filter((i) => i.json.replayed === true).length;
@@ -237,7 +239,7 @@ export function repeatHints(
  */
 export function repeatProtectionHint(words: RepeatWords): PanelHint {
 	return {
-		when: '!$parameter["options"]["idempotencyKey"] && $parameter["options"]["repeatProtection"] !== "execution"',
+		when: '!($parameter["options"] ?? {})["idempotencyKey"] && ($parameter["options"] ?? {})["repeatProtection"] !== "execution"',
 		message: `Safe to run again: an identical request from this node within 24 hours, a test run from the editor too, is answered with the first result and nothing is ${words.nothing} twice. To ${words.again} on purpose, ${TO_DO_AGAIN}.`,
 	};
 }

@@ -167,13 +167,19 @@ const NOT_FOUND: Record<string, string> = {
 	stage: 'No stage of this pipeline has this ID or code: pick one from the Stage list.',
 };
 
-/** The kind of thing a not_found names: `details.resource`, or the message's first word. */
-function notFoundKind(failure: ApiFailure): string {
+/**
+ * The kind of thing a not_found names: `details.resource`, or the message's first word, without
+ * "promo" ("promo pool" is a pool); '' when it names none.
+ */
+export function notFoundKind(failure: ApiFailure): string {
 	const named =
 		typeof failure.details.resource === 'string'
 			? failure.details.resource
-			: (/^\s*([a-z_]+)/i.exec(failure.message)?.[1] ?? '');
-	return named.toLowerCase().replace(/^promo_?/, '');
+			: (/^\s*(promo[\s_-]*)?([a-z_]+)/i.exec(failure.message)?.[0] ?? '');
+	return named
+		.toLowerCase()
+		.replace(/^promo[\s_-]*/, '')
+		.trim();
 }
 
 /**
@@ -200,7 +206,7 @@ function hint(failure: ApiFailure, scope: ScopeRequirement): string | undefined 
 		if (kind.startsWith('customer') || kind.startsWith('donor')) return NOT_FOUND.customer;
 		return (
 			NOT_FOUND[kind] ??
-			'The API does not know this ID. Pick the value from its list in the node, or map it from a step that read it.'
+			"The API does not know this ID, or this address. Pick the value from its list in the node, or map it from a step that read it; if every operation answers this, check the credential's Base URL."
 		);
 	}
 	if (failure.status === 409 && failure.code === 'conflict') {

@@ -174,7 +174,9 @@ function credentialsOf(ctx: ApiContext): Promise<Credentialed> {
 			: Promise.reject(
 					new NodeOperationError(
 						ctx.getNode(),
-						'No Messaging CRM API credential is selected: choose or create one at the top of the node, then reload this list (the arrow in the field)',
+						'getInputData' in ctx
+							? 'No Messaging CRM API credential is selected: choose or create one at the top of the node'
+							: 'No Messaging CRM API credential is selected: choose or create one at the top of the node, then reload this list (the arrow in the field)',
 					),
 				);
 		entry = read.then((credentials) => {

@@ -209,7 +209,8 @@ export const description: INodeProperties[] = [
 export const option: OperationOption = {
 	name: 'Create or Update',
 	action: 'Create or update a customer',
-	description: 'Create a new record, or update the current one if it already exists (upsert)',
+	description:
+		'Create a new record, or update the current one if it already exists (upsert). Scope: customers:write.',
 };
 
 /** Before a run: a repeat changes nothing. */
@@ -361,7 +362,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		scope: 'customers:write',
 		itemIndex,
 	});
-	// Variables beyond the first 50 follow in PATCH calls of at most 50, in order.
+	// Variables beyond the first 50 follow in PATCH calls of at most 50, in order, also on a repeat:
+	// they set the same values again, and finish what a first run that failed among them left.
 	await patchVariables(
 		this,
 		paths.customer(String(customer.id), '/variables'),
@@ -370,11 +372,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	);
 	if (chunks.length > 1) customer.variables_written = Object.keys(variables ?? {}).length;
 	const replayed = isReplayed(headers);
-	return [
-		{
-			result: replayed ? 'repeated' : customer.created === true ? 'created' : 'updated',
-			...customer,
-			...repeatFields(replayed, UPSERT_WORDS),
-		},
-	];
+	const result = replayed ? 'repeated' : customer.created === true ? 'created' : 'updated';
+	// First in the output (where a builder looks), and ours whatever the answer holds.
+	const output: IDataObject = { result, ...customer, ...repeatFields(replayed, UPSERT_WORDS) };
+	output.result = result;
+	return [output];
 }

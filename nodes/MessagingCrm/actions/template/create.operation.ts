@@ -10,10 +10,13 @@ import type { OperationOption } from '../node.type';
 
 /** Its fields. */
 export const description: INodeProperties[] = [
-	agentSelect({
-		description:
-			'The agent with the business chat. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-	}),
+	agentSelect(
+		{
+			description:
+				'The agent with the business chat. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+		},
+		'defaultAgent',
+	),
 	{
 		displayName: 'Name',
 		name: 'name',
