@@ -13,7 +13,7 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { isUuid } from './helpers/validate';
 import { loadOptions } from './methods';
 import { agentSelect, pipelineSelect } from './shared/descriptions';
-import { customerDeals, listPools } from './shared/reads';
+import { customerDeals, listPools, listTemplates } from './shared/reads';
 import type { RateLimitReading } from './transport/rateLimit';
 import type { Emitted, TriggerState } from './trigger/state';
 import {
@@ -23,12 +23,17 @@ import {
 	POOL_EVENTS,
 	pollDeals,
 	pollPools,
+	pollTemplates,
 	requestBudget,
+	TEMPLATE_EVENTS,
 } from './trigger/state';
 
 interface Settings {
-	/** What is watched: set in version 1, made from the events since version 2. */
-	watch: 'pools' | 'deals' | 'both';
+	/**
+	 * What is read: set in version 1 ('pools' or 'deals'); since version 2 made from the events
+	 * picked, the families joined by '+' ('deals+pools').
+	 */
+	watch: string;
 	/** Sorted, for the baseline's key. */
 	events: string[];
 	/** As picked: Fetch Test Event samples the first. */
@@ -41,10 +46,14 @@ interface Settings {
 	budgetPercent: number;
 }
 
-const isPoolEvent = (event: string) => (POOL_EVENTS as readonly string[]).includes(event);
-const isDealEvent = (event: string) => (DEAL_EVENTS as readonly string[]).includes(event);
-const watchesPools = (s: Settings) => s.watch !== 'deals';
-const watchesDeals = (s: Settings) => s.watch !== 'pools';
+const FAMILIES = {
+	pools: POOL_EVENTS as readonly string[],
+	deals: DEAL_EVENTS as readonly string[],
+	templates: TEMPLATE_EVENTS as readonly string[],
+};
+const isDealEvent = (event: string) => FAMILIES.deals.includes(event);
+const isTemplateEvent = (event: string) => FAMILIES.templates.includes(event);
+const watches = (s: Settings, family: keyof typeof FAMILIES) => s.watch.split('+').includes(family);
 
 /** The events picked: version 1 in the list of its Watch, since version 2 in one list. */
 function readEvents(ctx: IPollFunctions): { watch: Settings['watch']; picked: string[] } {
@@ -54,21 +63,24 @@ function readEvents(ctx: IPollFunctions): { watch: Settings['watch']; picked: st
 		return { watch, picked: list(watch === 'pools' ? 'poolEvents' : 'dealEvents') };
 	}
 	const picked = list('events');
-	const pools = picked.some(isPoolEvent);
-	const deals = picked.some(isDealEvent);
-	return { watch: pools && deals ? 'both' : deals ? 'deals' : 'pools', picked };
+	const families = (Object.keys(FAMILIES) as Array<keyof typeof FAMILIES>).filter((family) =>
+		picked.some((event) => FAMILIES[family].includes(event)),
+	);
+	return { watch: families.sort().join('+') || 'pools', picked };
 }
 
 function readSettings(ctx: IPollFunctions): Settings {
 	const { watch, picked } = readEvents(ctx);
 	const options = ctx.getNodeParameter('options', {}) as IDataObject;
-	const pools = watch !== 'deals';
-	const deals = watch !== 'pools';
+	const family = (name: keyof typeof FAMILIES) => watch.split('+').includes(name);
+	const pools = family('pools');
+	const deals = family('deals');
 	const settings: Settings = {
 		watch,
 		events: [...picked].sort(),
 		picked,
-		agentId: pools ? String(ctx.getNodeParameter('agentId', '') ?? '').trim() : '',
+		agentId:
+			pools || family('templates') ? String(ctx.getNodeParameter('agentId', '') ?? '').trim() : '',
 		poolIds: pools ? [...((ctx.getNodeParameter('poolIds', []) as string[]) ?? [])].sort() : [],
 		customerIds: deals ? parseCustomerIds(ctx.getNodeParameter('customerIds', '')) : [],
 		pipelineId: deals ? String(ctx.getNodeParameter('pipelineId', '') ?? '').trim() : '',
@@ -185,10 +197,30 @@ const DEAL_EVENT_OPTIONS: INodePropertyOptions[] = [
 	{ name: 'Deal Won', value: 'dealWon', description: "A watched customer's deal was won" },
 ];
 
+/** The moderation of business-chat templates (by the platform owner, outside the API). */
+const TEMPLATE_EVENT_OPTIONS: INodePropertyOptions[] = [
+	{ name: 'New Template', value: 'templateNew', description: 'A template appeared in the list' },
+	{
+		name: 'Template Approved',
+		value: 'templateApproved',
+		description: 'A template became APPROVED: it can be sent now',
+	},
+	{
+		name: 'Template Rejected',
+		value: 'templateRejected',
+		description: 'A template became REJECTED',
+	},
+	{
+		name: 'Template Status Changed',
+		value: 'templateStatusChanged',
+		description: "A template's status changed, whatever to",
+	},
+];
+
+const EVENT_OPTIONS = [...POOL_EVENT_OPTIONS, ...DEAL_EVENT_OPTIONS, ...TEMPLATE_EVENT_OPTIONS];
+
 /** Each event's name, for the subtitle on the canvas. */
-const EVENT_NAMES = Object.fromEntries(
-	[...POOL_EVENT_OPTIONS, ...DEAL_EVENT_OPTIONS].map((o) => [o.value, o.name]),
-);
+const EVENT_NAMES = Object.fromEntries(EVENT_OPTIONS.map((o) => [o.value, o.name]));
 
 /**
  * The subtitle on the canvas: the first event's name, "and more" for several, nothing for none or
@@ -199,14 +231,20 @@ const PICKED =
 const NAMES = JSON.stringify(EVENT_NAMES);
 const subtitle = `={{ Array.isArray(${PICKED}) && ${NAMES}[${PICKED}[0]] ? ${NAMES}[${PICKED}[0]] + (${PICKED}.length > 1 ? " and more" : "") : "" }}`;
 
-/** Which pools: shown where pool events are picked. */
-function poolFields(displayOptions: IDisplayOptions): INodeProperties[] {
+/**
+ * Which pools: shown where pool events are picked; the agent filter also where template events
+ * are (`agentDisplay`, the same as the pools' unless given).
+ */
+function poolFields(
+	displayOptions: IDisplayOptions,
+	agentDisplay: IDisplayOptions = displayOptions,
+): INodeProperties[] {
 	return [
 		agentSelect(
 			{
-				displayOptions,
+				displayOptions: agentDisplay,
 				description:
-					'Only this agent\'s pools. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+					'Only this agent\'s pools and templates. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 			},
 			'allAgents',
 		),
@@ -319,6 +357,25 @@ async function poolSample(ctx: IPollFunctions, settings: Settings, event: string
 	});
 }
 
+/**
+ * Fetch Test Event for templates: a template in the status the event leads to where there is one
+ * (APPROVED for Template Approved), as it is now.
+ */
+async function templateSample(ctx: IPollFunctions, settings: Settings, event: string) {
+	const templates = await listTemplates(ctx, { agentId: settings.agentId });
+	const wantedStatus =
+		event === 'templateApproved' ? 'APPROVED' : event === 'templateRejected' ? 'REJECTED' : null;
+	const template =
+		templates.find((t) => wantedStatus === null || t.status === wantedStatus) ?? templates[0];
+	if (!template) return sample(event, { message: 'The list of business-chat templates is empty' });
+	return sample(event, {
+		sample_template: `${String(template.name)} (${String(template.language)}): ${String(template.status)}`,
+		template,
+		status_before: null,
+		status_after: template.status,
+	});
+}
+
 /** Fetch Test Event for deals: the first watched customer's active deal, as it is now. */
 async function dealSample(ctx: IPollFunctions, settings: Settings, event: string) {
 	const customerId = settings.customerIds[0];
@@ -364,11 +421,9 @@ export class MessagingCrmTrigger implements INodeType {
 				default: ['poolLow'],
 				required: true,
 				displayOptions: { hide: { '@version': [1] } },
-				options: [...POOL_EVENT_OPTIONS, ...DEAL_EVENT_OPTIONS].sort((a, b) =>
-					a.name.localeCompare(b.name),
-				),
+				options: [...EVENT_OPTIONS].sort((a, b) => a.name.localeCompare(b.name)),
 				description:
-					'Pool events read the promo pools (one request per poll); deal events read the deals of the customers named below (one request per customer)',
+					'Pool events read the promo pools and template events the business-chat templates (one request per poll each); deal events read the deals of the customers named below (one request per customer)',
 			},
 			{
 				displayName: 'Watch',
@@ -408,7 +463,10 @@ export class MessagingCrmTrigger implements INodeType {
 				options: DEAL_EVENT_OPTIONS,
 			},
 			...poolFields({ show: { '@version': [1], watch: ['pools'] } }),
-			...poolFields({ show: { events: [...POOL_EVENTS] }, hide: { '@version': [1] } }),
+			...poolFields(
+				{ show: { events: [...POOL_EVENTS] }, hide: { '@version': [1] } },
+				{ show: { events: [...POOL_EVENTS, ...TEMPLATE_EVENTS] }, hide: { '@version': [1] } },
+			),
 			...dealFields({ show: { '@version': [1], watch: ['deals'] } }),
 			...dealFields({ show: { events: [...DEAL_EVENTS] }, hide: { '@version': [1] } }),
 			{
@@ -445,11 +503,9 @@ export class MessagingCrmTrigger implements INodeType {
 		if (this.getMode() === 'manual') {
 			// A realistic sample of the first event picked, from the current state; nothing stored.
 			const event = settings.picked[0];
-			return [
-				isDealEvent(event)
-					? await dealSample(this, settings, event)
-					: await poolSample(this, settings, event),
-			];
+			if (isDealEvent(event)) return [await dealSample(this, settings, event)];
+			if (isTemplateEvent(event)) return [await templateSample(this, settings, event)];
+			return [await poolSample(this, settings, event)];
 		}
 
 		const marks = staticData as unknown as Record<symbol, number | undefined>;
@@ -481,16 +537,22 @@ async function pollChanges(
 	let next: TriggerState = state;
 	const events: Emitted[] = [];
 	// Everything is read before anything is stored: a failure here leaves the state as it was.
-	if (watchesPools(settings)) {
+	if (watches(settings, 'pools')) {
 		const { pools, rateLimit } = await readPools(ctx, settings);
 		const baseline = next.pools === undefined;
 		const result = pollPools({ ...next, rateLimit: rateLimit ?? next.rateLimit }, pools, wanted);
 		next = result.state;
 		if (!baseline) events.push(...result.events);
 	}
-	if (watchesDeals(settings)) {
-		// A poll that read the pools too has spent one request of its budget.
-		const spent = watchesPools(settings) ? 1 : 0;
+	if (watches(settings, 'templates')) {
+		const templates = await listTemplates(ctx, { agentId: settings.agentId });
+		const result = pollTemplates(next, templates, wanted);
+		next = result.state;
+		events.push(...result.events);
+	}
+	if (watches(settings, 'deals')) {
+		// A poll that read the pools or the templates too has spent a request of its budget each.
+		const spent = (watches(settings, 'pools') ? 1 : 0) + (watches(settings, 'templates') ? 1 : 0);
 		const budget = Math.max(1, requestBudget(next.rateLimit, settings.budgetPercent) - spent);
 		const plan = planReads(settings.customerIds, next.cursor ?? 0, budget);
 		const reads: Array<{ customerId: string; deals: IDataObject[] }> = [];

@@ -115,14 +115,19 @@ async function closeNode(): Promise<void> {
 }
 
 describe(`a no-code builder's first workflow in the editor of n8n ${N8N_VERSION}`, () => {
-	it('the node picker lists every trigger event, pools and deals, and finds the node for "send message"', async () => {
+	it('the node picker lists every trigger event (pools, deals, templates) and finds the node for "send message"', async () => {
 		await page.goto(`${n8n.url}/workflow/new`, { waitUntil: 'domcontentloaded' });
 		await testId('canvas-add-button').click();
 		await search('Messaging CRM');
 		await item('Messaging CRM').click();
 		const picker = await testId('node-creator').innerText();
-		expect(picker).toContain('Triggers (12)');
-		for (const event of ['On pool became low', 'On deal won', 'On deal moved to another stage'])
+		expect(picker).toContain('Triggers (16)');
+		for (const event of [
+			'On pool became low',
+			'On deal won',
+			'On deal moved to another stage',
+			'On template approved',
+		])
 			expect(picker).toContain(event);
 		await shot('picker-triggers');
 		await page.keyboard.press('Escape');

@@ -28,6 +28,7 @@ import {
 import { DEMO } from '../sandbox/store';
 import { MessagingCrm } from '../../nodes/MessagingCrm/MessagingCrm.node';
 import { MessagingCrmTrigger } from '../../nodes/MessagingCrm/MessagingCrmTrigger.node';
+import { DEAL_EVENTS, POOL_EVENTS, TEMPLATE_EVENTS } from '../../nodes/MessagingCrm/trigger/state';
 
 const env = useSandbox();
 
@@ -326,24 +327,12 @@ describe('the trigger is findable', () => {
 		return ((property?.options ?? []) as INodePropertyOptions[]).map((o) => String(o.value));
 	}
 
-	it('the node picker lists every event, pools and deals; with the version 1 list first it would not (planted)', () => {
+	it('the node picker lists every event, pools, deals and templates; with the version 1 list first it would not (planted)', () => {
 		const description = new MessagingCrmTrigger().description;
 		expect(pickerEvents(description).sort()).toEqual(
-			[
-				'anyCounterChanged',
-				'codesIssued',
-				'dealCreated',
-				'dealLost',
-				'dealMoved',
-				'dealWon',
-				'exhaustedRequestsRose',
-				'poolDisabled',
-				'poolEmpty',
-				'poolEnabled',
-				'poolLow',
-				'poolRestocked',
-			].sort(),
+			[...POOL_EVENTS, ...DEAL_EVENTS, ...TEMPLATE_EVENTS].sort(),
 		);
+		expect(pickerEvents(description)).toHaveLength(16);
 		// Planted: the version 1 lists first, as before, and the deal events vanish from the picker.
 		const planted = {
 			...description,

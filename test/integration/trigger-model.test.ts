@@ -16,6 +16,8 @@ type PoolTruth = Record<
 	{ issued: number; remaining: number; enabled: boolean; exhausted: number }
 >;
 type DealTruth = Record<string, { customer: string; stage: string; status: string }>;
+/** Each template's status, by name and language (as the trigger keys them). */
+type TemplateTruth = Record<string, string>;
 
 function runModel(
 	seed: number,
@@ -66,6 +68,14 @@ function runModel(
 			},
 			env.creds(),
 		);
+		const templates = await createTrigger(
+			{
+				events: ['templateApproved', 'templateRejected', 'templateNew', 'templateStatusChanged'],
+			},
+			env.creds(),
+			2,
+		);
+		const triggers = { pools, deals, templates };
 
 		const poolTruth = (): PoolTruth => {
 			const out: PoolTruth = {};
@@ -88,6 +98,24 @@ function runModel(
 				if (customerIds.includes(d.customer_id))
 					out[d.id] = { customer: d.customer_id, stage: d.stage_id, status: d.status };
 			return out;
+		};
+		const templateTruth = (): TemplateTruth =>
+			Object.fromEntries(store.templates.map((t) => [`${t.name}|${t.language}`, t.status]));
+		const expectedTemplateEvents = (a: TemplateTruth, b: TemplateTruth) => {
+			const out: string[] = [];
+			for (const [key, status] of Object.entries(b)) {
+				if (!(key in a)) out.push(`templateNew ${key}`);
+				else if (a[key] !== status) {
+					out.push(`templateStatusChanged ${key}`);
+					if (status === 'APPROVED') out.push(`templateApproved ${key}`);
+					if (status === 'REJECTED') out.push(`templateRejected ${key}`);
+				}
+			}
+			return out.sort();
+		};
+		const describeTemplate = (e: Record<string, unknown>) => {
+			const t = e.template as { name: string; language: string };
+			return `${String(e.event)} ${t.name}|${t.language}`;
 		};
 		const expectedPoolEvents = (a: PoolTruth, b: PoolTruth) => {
 			const out: string[] = [];
@@ -122,8 +150,12 @@ function runModel(
 
 		await pools.poll();
 		await deals.poll();
+		await templates.poll();
 		let poolsSeen = poolTruth();
 		let dealsSeen = dealTruth();
+		let templatesSeen = templateTruth();
+		let newTemplates = 0;
+		let templateEvents = 0;
 		let issuedByMutations = 0;
 		let issuedReported = 0;
 		const dealEventKeys = new Set<string>();
@@ -132,10 +164,31 @@ function runModel(
 		let overlaps = 0;
 
 		const mutate = async () => {
-			const kind = pick(['issue', 'issue', 'upload', 'toggle', 'move', 'move', 'close', 'create']);
+			const kind = pick([
+				'issue',
+				'issue',
+				'upload',
+				'toggle',
+				'move',
+				'move',
+				'close',
+				'create',
+				'moderate',
+				'template',
+			]);
 			const poolId = pick(poolIds);
 			const customerId = pick(customerIds);
-			if (kind === 'issue') {
+			if (kind === 'moderate') {
+				pick(store.templates).status = pick(['APPROVED', 'REJECTED', 'PENDING'] as const);
+			} else if (kind === 'template') {
+				newTemplates++;
+				store.templates.push({
+					...store.templates[0],
+					id: `model-template-${newTemplates}`,
+					name: `model_${newTemplates}`,
+					status: 'PENDING',
+				});
+			} else if (kind === 'issue') {
 				const before = poolTruth()[poolId].issued;
 				env.sandbox.issueCodes(poolId, 1 + Math.floor(random() * 4));
 				issuedByMutations += poolTruth()[poolId].issued - before;
@@ -199,15 +252,18 @@ function runModel(
 			if (options.restarts && random() < 0.3) {
 				pools.restart();
 				deals.restart();
+				templates.restart();
 			}
 			const fail = random() < 0.25;
-			const target = pick(['pools', 'deals'] as const);
+			const target = pick(['pools', 'deals', 'templates'] as const);
 			if (fail) {
 				failures++;
 				const path =
 					target === 'pools'
 						? '/promo-pools'
-						: `/customers/${customerIds[1 + Math.floor(random() * 4)]}/deals`;
+						: target === 'templates'
+							? '/bizchat/templates'
+							: `/customers/${customerIds[1 + Math.floor(random() * 4)]}/deals`;
 				env.sandbox.injectFault({
 					path,
 					count: 1,
@@ -215,12 +271,12 @@ function runModel(
 					status: 401,
 					body: { error: { code: 'unauthorized', message: 'injected', details: {} } },
 				});
-				await expect((target === 'pools' ? pools : deals).poll()).rejects.toThrow(/unauthorized/);
+				await expect(triggers[target].poll()).rejects.toThrow(/unauthorized/);
 				env.sandbox.clearFaults();
 				continue;
 			}
 			if (options.concurrent) {
-				const events = (await (target === 'pools' ? pools : deals).poll()) ?? [];
+				const events = (await triggers[target].poll()) ?? [];
 				issuedReported += events
 					.filter((e) => e.event === 'codesIssued')
 					.reduce((n, e) => n + Number(e.count), 0);
@@ -253,6 +309,14 @@ function runModel(
 					.filter((e) => e.event === 'codesIssued')
 					.reduce((n, e) => n + Number(e.count), 0);
 				poolsSeen = truth;
+			} else if (target === 'templates') {
+				const truth = templateTruth();
+				const events = await poll(templates);
+				expect(events.map(describeTemplate).sort()).toEqual(
+					expectedTemplateEvents(templatesSeen, truth),
+				);
+				templateEvents += events.length;
+				templatesSeen = truth;
 			} else {
 				const truth = dealTruth();
 				const events = await poll(deals);
@@ -306,6 +370,14 @@ function runModel(
 			.filter((e) => e.event === 'codesIssued')
 			.reduce((n, e) => n + Number(e.count), 0);
 		expect(issuedReported).toBe(issuedByMutations);
+		const finalTemplates = templateTruth();
+		const lastTemplates = (await templates.poll()) ?? [];
+		expect(lastTemplates.map(describeTemplate).sort()).toEqual(
+			expectedTemplateEvents(templatesSeen, finalTemplates),
+		);
+		expect(newTemplates).toBeGreaterThan(0);
+		// The template checks compared something: moderations were reported during the run.
+		expect(templateEvents).toBeGreaterThan(5);
 		expect(failures).toBeGreaterThan(5);
 		expect(polls).toBeGreaterThan(50);
 		if (options.overlap) expect(overlaps).toBeGreaterThan(10);

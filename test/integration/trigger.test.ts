@@ -282,3 +282,100 @@ describe('Messaging CRM Trigger: deals of watched customers', () => {
 		expect(seen.sort()).toEqual([...ids].sort());
 	});
 });
+
+describe('Messaging CRM Trigger: template approvals', () => {
+	const templates = (events: string[], extra: INodeParameters = {}) =>
+		createTrigger({ events, ...extra }, env.creds(), 2);
+	const moderate = (name: string, status: 'APPROVED' | 'REJECTED') => {
+		const template = env.sandbox.store.templates.find((t) => t.name === name);
+		if (!template) throw new Error(`No template ${name}`);
+		template.status = status;
+	};
+	const ALL = ['templateApproved', 'templateRejected', 'templateNew', 'templateStatusChanged'];
+
+	it('baselines first, then reports a moderation once, with the status before and after', async () => {
+		const trigger = await templates(ALL);
+		expect(await trigger.poll()).toBeNull();
+		moderate('spring_sale', 'APPROVED');
+		const events = await trigger.poll();
+		expect(events?.map((e) => e.event).sort()).toEqual([
+			'templateApproved',
+			'templateStatusChanged',
+		]);
+		expect(events?.[0]).toMatchObject({
+			template: { name: 'spring_sale', language: 'en', status: 'APPROVED' },
+			status_before: 'PENDING',
+			status_after: 'APPROVED',
+		});
+		expect(await trigger.poll()).toBeNull();
+	});
+
+	it('a template created through the node is New (PENDING); a rejection is Rejected, not Approved', async () => {
+		const trigger = await templates(['templateNew', 'templateRejected', 'templateApproved']);
+		await trigger.poll();
+		await env.ok({
+			resource: 'template',
+			operation: 'create',
+			agentId: DEMO.salesChat,
+			name: 'restock_notice',
+			category: 'UTILITY',
+			language: 'en',
+			componentsInput: 'fields',
+			bodyText: 'Hi {{1}}, your code is back.',
+		});
+		expect(await trigger.poll()).toEqual([
+			expect.objectContaining({
+				event: 'templateNew',
+				template: expect.objectContaining({ name: 'restock_notice', status: 'PENDING' }),
+				status_before: null,
+			}),
+		]);
+		moderate('restock_notice', 'REJECTED');
+		expect((await trigger.poll())?.map((e) => e.event)).toEqual(['templateRejected']);
+	});
+
+	it('a failed poll emits nothing and changes nothing; a restart keeps the state; the next poll reports once', async () => {
+		const trigger = await templates(['templateApproved']);
+		await trigger.poll();
+		moderate('spring_sale', 'APPROVED');
+		env.sandbox.injectFault({ path: '/bizchat/templates', count: 10, kind: 'status', status: 500 });
+		const before = JSON.stringify(trigger.staticData());
+		await expect(trigger.poll()).rejects.toThrow();
+		expect(JSON.stringify(trigger.staticData())).toBe(before);
+		env.sandbox.clearFaults();
+		trigger.restart();
+		expect((await trigger.poll())?.map((e) => e.event)).toEqual(['templateApproved']);
+		expect(await trigger.poll()).toBeNull();
+	});
+
+	it('Fetch Test Event gives an approved template for Template Approved, marked as a sample, and stores nothing', async () => {
+		const trigger = await templates(['templateApproved']);
+		const [event] = (await trigger.poll('manual')) ?? [];
+		expect(event).toMatchObject({
+			event: 'templateApproved',
+			sample: true,
+			template: { status: 'APPROVED' },
+			status_after: 'APPROVED',
+		});
+		expect(String(event.sample_template)).toMatch(/^\w+ \(en\): APPROVED$/);
+		expect(trigger.staticData()['node:Trigger']).toEqual({});
+	});
+
+	it('one trigger with template and pool events reads both, one request each per poll', async () => {
+		const trigger = await templates(['templateApproved', 'codesIssued']);
+		await trigger.poll();
+		env.sandbox.clearRequests();
+		moderate('spring_sale', 'APPROVED');
+		env.sandbox.issueCodes(DEMO.vipPool, 1);
+		expect((await trigger.poll())?.map((e) => e.event).sort()).toEqual([
+			'codesIssued',
+			'templateApproved',
+		]);
+		expect(
+			env.sandbox
+				.requests()
+				.map((r) => `${r.method} ${r.path}`)
+				.sort(),
+		).toEqual(['GET /bizchat/templates', 'GET /promo-pools']);
+	});
+});

@@ -22,6 +22,14 @@ export type PoolEvent = (typeof POOL_EVENTS)[number];
 export const DEAL_EVENTS = ['dealCreated', 'dealMoved', 'dealWon', 'dealLost'] as const;
 export type DealEvent = (typeof DEAL_EVENTS)[number];
 
+export const TEMPLATE_EVENTS = [
+	'templateApproved',
+	'templateRejected',
+	'templateNew',
+	'templateStatusChanged',
+] as const;
+export type TemplateEvent = (typeof TEMPLATE_EVENTS)[number];
+
 /** What is kept of a pool between polls. */
 export interface PoolSnapshot {
 	total: number;
@@ -46,6 +54,8 @@ export interface TriggerState {
 	pools?: Record<string, PoolSnapshot>;
 	/** Per watched customer that has been read at least once: its deals. */
 	deals?: Record<string, Record<string, DealSnapshot>>;
+	/** Business-chat templates by name and language: their moderation status. */
+	templates?: Record<string, string>;
 	/** Where the next rotation of watched customers starts. */
 	cursor?: number;
 	/** The key's rate limit as last read from the headers. */
@@ -232,4 +242,43 @@ export function pollDeals(
 		);
 	}
 	return { state: { ...state, deals, cursor: nextCursor }, events };
+}
+
+/**
+ * A template's key between polls: its name and language (the list names no ID; within one
+ * agent, the platform owner's registry holds one template per name and language).
+ */
+export function templateKey(template: IDataObject): string {
+	return `${String(template.name ?? '')}|${String(template.language ?? '')}`;
+}
+
+/**
+ * The next state and the events of a poll of templates: a template not seen before is New; a
+ * status that differs is Status Changed, and Approved or Rejected when that is the new status. The
+ * first poll is a baseline (nothing emitted); a template that disappeared is forgotten.
+ */
+export function pollTemplates(
+	state: TriggerState,
+	templates: IDataObject[],
+	wanted: ReadonlySet<string>,
+): { state: TriggerState; events: Emitted[] } {
+	const previous = state.templates;
+	const next: Record<string, string> = {};
+	const events: Emitted[] = [];
+	const emit = (event: TemplateEvent, template: IDataObject, before: string | null) => {
+		if (wanted.has(event))
+			events.push({ event, template, status_before: before, status_after: template.status });
+	};
+	for (const template of templates) {
+		const key = templateKey(template);
+		const status = String(template.status ?? '');
+		if (previous && !(key in previous)) emit('templateNew', template, null);
+		else if (previous && previous[key] !== status) {
+			emit('templateStatusChanged', template, previous[key]);
+			if (status === 'APPROVED') emit('templateApproved', template, previous[key]);
+			if (status === 'REJECTED') emit('templateRejected', template, previous[key]);
+		}
+		next[key] = status;
+	}
+	return { state: { ...state, templates: next }, events };
 }
