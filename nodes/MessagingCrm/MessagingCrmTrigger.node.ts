@@ -406,7 +406,7 @@ export class MessagingCrmTrigger implements INodeType {
 		defaultVersion: 2,
 		subtitle,
 		description:
-			"Starts a workflow when a promo pool runs low, empties or is restocked, or when a watched customer's deal is created, moves, is won or lost",
+			"Starts a workflow when a promo pool runs low, empties or is restocked, when a watched customer's deal is created, moves, is won or lost, or when a business-chat template is approved or rejected",
 		defaults: { name: 'Messaging CRM Trigger' },
 		polling: true,
 		inputs: [],
