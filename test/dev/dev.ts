@@ -39,6 +39,8 @@ const N8N_PORT = Number(process.env.N8N_PORT ?? 5678);
 const SANDBOX_PORT = Number(process.env.SANDBOX_PORT ?? 4010);
 const PG_PORT = Number(process.env.DEV_PG_PORT ?? 5439);
 const REDIS_PORT = Number(process.env.DEV_REDIS_PORT ?? 6390);
+/** How long a new business-chat template stays PENDING before the sandbox approves it. */
+const MODERATE_AFTER_MS = Number(process.env.SANDBOX_MODERATE_AFTER_MS ?? 30_000);
 const EMAIL = 'demo@example.com';
 const PASSWORD = 'Demo-password-1';
 const QUEUE = process.argv.includes('--queue');
@@ -78,6 +80,8 @@ async function sandboxFromState(): Promise<Sandbox> {
 		seed: 'demo',
 		keys: [{ key: DEMO_API_KEY }],
 		controlToken: saved?.controlToken,
+		// A template created in the editor is approved this long after (Template Approved).
+		moderateAfterMs: MODERATE_AFTER_MS,
 	});
 	if (saved) sandbox.loadState(saved.state);
 	else seedDemoPeople(sandbox);
@@ -233,7 +237,7 @@ async function main() {
 	say('');
 	say(`n8n is ready: ${url}  (log in as ${EMAIL} / ${PASSWORD})`);
 	say(
-		'The Messaging CRM nodes, a credential pointing at the sandbox and four example workflows are there.',
+		'The Messaging CRM nodes, a credential pointing at the sandbox and five example workflows are there.',
 	);
 	say(
 		'"AI agent answers a customer" needs a model: open its OpenAI Chat Model node and create an OpenAI credential (any OpenAI-compatible Base URL works).',

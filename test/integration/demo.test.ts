@@ -1,9 +1,11 @@
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 /**
  * The demo company of `npm run dev` lets every operation be tried: its people are found by phone,
  * email and messenger, and each shows the outcome it is there for, through n8n's engine.
  */
 import { exampleWorkflows } from '../e2e/setup';
 import { byId, byMode, useSandbox } from '../harness/fixtures';
+import { createTrigger } from '../harness/n8n';
 import { DEMO_PEOPLE, demoPersonId, seedDemoPeople } from '../sandbox/demo';
 import { DEMO } from '../sandbox/store';
 
@@ -104,5 +106,34 @@ describe('The demo company', () => {
 		expect(watched).toBe(anna);
 		const deal = [...env.sandbox.store.deals.values()].find((d) => d.customer_id === anna)!;
 		expect(deal.pipeline_id).toBe(example.nodes[0].parameters.pipelineId);
+	});
+
+	it('the "template approved" example, step by step through the engine: created, approved, noticed, sent to Anna once', async () => {
+		const example = exampleWorkflows().find((w) => w.id === 'mcrmTemplateFlow1')!;
+		const node = (name: string) => {
+			const found = example.nodes.find((n) => n.name === name)!;
+			return { ...found, parameters: found.parameters as INodeParameters };
+		};
+		const trigger = await createTrigger(
+			node('Template approved').parameters,
+			env.creds(),
+			node('Template approved').typeVersion,
+		);
+		await trigger.poll();
+		const [created] = await env.ok(node('Create template').parameters);
+		expect(created).toMatchObject({ name: 'back_in_stock', status: 'PENDING' });
+		expect(await trigger.poll()).toBeNull();
+		// The platform owner approves it (in npm run dev, the sandbox does after 30 s).
+		env.sandbox.store.templates.find((t) => t.name === 'back_in_stock')!.status = 'APPROVED';
+		const events = (await trigger.poll()) ?? [];
+		expect(events.map((e) => e.event)).toEqual(['templateApproved']);
+		const [sent] = await env.ok(
+			node('Send it to Anna').parameters,
+			events.map((json) => ({ json: json as IDataObject })),
+		);
+		expect(sent).toMatchObject({ customer_id: anna, status: 'sent', messenger_type: 'whatsapp' });
+		const message = [...env.sandbox.store.messages.values()].at(-1)!;
+		expect(message).toMatchObject({ customer_id: anna });
+		expect(JSON.stringify(message)).toContain('back_in_stock');
 	});
 });

@@ -129,3 +129,35 @@ describe('sandbox state kept across a restart (npm run dev)', () => {
 		}
 	});
 });
+
+describe('template moderation in npm run dev (moderateAfterMs)', () => {
+	it('a PENDING template becomes APPROVED once it has been pending that long, not before; off by default', async () => {
+		const moderated = await startSandbox({ moderateAfterMs: 1_500 });
+		try {
+			const key = moderated.mintKey();
+			const created = await http.post(
+				`${moderated.url}/bizchat/templates`,
+				{
+					name: 'restock_notice',
+					category: 'UTILITY',
+					language: 'en',
+					components: [{ type: 'BODY', text: 'Back in stock' }],
+				},
+				{ headers: { Authorization: `Bearer ${key}` } },
+			);
+			expect(created.data).toMatchObject({ status: 'PENDING' });
+			const status = () =>
+				moderated.store.templates.find((t) => t.name === 'restock_notice')?.status;
+			await new Promise((resolve) => setTimeout(resolve, 1_100));
+			expect(status()).toBe('PENDING');
+			const deadline = Date.now() + 5_000;
+			while (status() === 'PENDING' && Date.now() < deadline)
+				await new Promise((resolve) => setTimeout(resolve, 100));
+			expect(status()).toBe('APPROVED');
+		} finally {
+			await moderated.stop();
+		}
+		// The sandbox of the other tests moderates nothing by itself.
+		expect(sandbox.store.templates.find((t) => t.name === 'spring_sale')?.status).toBe('PENDING');
+	});
+});

@@ -168,6 +168,11 @@ export interface SandboxOptions {
 	idempotencyScope?: IdempotencyScope;
 	/** Mark a stored answer with `Idempotent-Replayed: true` (default); false: a server that does not. */
 	markReplays?: boolean;
+	/**
+	 * Moderate business-chat templates as the platform owner would: a template PENDING for this
+	 * long becomes APPROVED (`npm run dev`, so that a person sees it happen); off unless given.
+	 */
+	moderateAfterMs?: number;
 }
 
 export type IdempotencyScope = 'key' | 'company';
@@ -258,6 +263,29 @@ export class Sandbox {
 		});
 	}
 
+	/** When each PENDING template was first seen pending (the moderation of `moderateAfterMs`). */
+	private readonly pendingSince = new Map<string, number>();
+
+	private moderator?: NodeJS.Timeout;
+
+	/** Approves templates that have been PENDING for `moderateAfterMs` (one check a second). */
+	private moderate(): void {
+		const after = this.options.moderateAfterMs ?? 0;
+		const now = this.now();
+		for (const template of this.store.templates) {
+			if (template.status !== 'PENDING') {
+				this.pendingSince.delete(template.id);
+				continue;
+			}
+			const since = this.pendingSince.get(template.id) ?? now;
+			this.pendingSince.set(template.id, since);
+			if (now - since >= after) {
+				template.status = 'APPROVED';
+				this.pendingSince.delete(template.id);
+			}
+		}
+	}
+
 	async start(): Promise<string> {
 		await new Promise<void>((resolve, reject) => {
 			this.server.once('error', reject);
@@ -265,10 +293,15 @@ export class Sandbox {
 		});
 		const { port } = this.server.address() as AddressInfo;
 		this.url = `http://127.0.0.1:${port}`;
+		if (this.options.moderateAfterMs !== undefined) {
+			this.moderator = setInterval(() => this.moderate(), 1_000);
+			this.moderator.unref();
+		}
 		return this.url;
 	}
 
 	async stop(): Promise<void> {
+		clearInterval(this.moderator);
 		for (const socket of this.sockets) socket.destroy();
 		await new Promise<void>((resolve) => this.server.close(() => resolve()));
 	}
