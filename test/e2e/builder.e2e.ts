@@ -273,4 +273,18 @@ describe(`a no-code builder's first workflow in the editor of n8n ${N8N_VERSION}
 		expect(await canvasNode('Messaging CRM Trigger').innerText()).toContain('Pool Became Low');
 		await shot('trigger-workflow');
 	});
+
+	it('the trigger for template approvals: On template approved from the picker, a sample of an approved template', async () => {
+		await page.goto(`${n8n.url}/workflow/new`, { waitUntil: 'domcontentloaded' });
+		await testId('canvas-add-button').click();
+		await search('Messaging CRM');
+		await item('Messaging CRM').click();
+		await item('On template approved').click();
+		await testId('ndv').waitFor({ timeout: 30_000 });
+		expect(await testId('parameter-input-events').innerText()).toContain('Template Approved');
+		expect(await valueOf('agentId')).toBe('(All Agents)');
+		await executeStep(/A sample for building the workflow[\s\S]*\(en\): APPROVED/);
+		await shot('trigger-templates');
+		await closeNode();
+	});
 });

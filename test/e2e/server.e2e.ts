@@ -10,6 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 
 import type { Sandbox } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
+import { demoPersonId, seedDemoPeople } from '../sandbox/demo';
 import { DEMO } from '../sandbox/store';
 import { openEditor, optionsOf } from './browser';
 import { ensureN8n, N8N_VERSION, prepareUserFolder, ROOT, startN8n } from './n8n';
@@ -55,6 +56,9 @@ beforeAll(async () => {
 	restock.nodes[0].parameters.pollTimes = { item: [{ mode: 'everyMinute' }] };
 	await importWorkflows(options, workflows);
 	await publishWorkflow(options, 'mcrmRestockFlow01');
+	// Example 5 sends to Anna Petrova, one of the demo people.
+	seedDemoPeople(sandbox);
+	await publishWorkflow(options, 'mcrmTemplateFlow1');
 	n8n = await startN8n({
 		...options,
 		output: privateLog('n8n-server.log'),
@@ -81,6 +85,43 @@ describe(`a running n8n ${N8N_VERSION}`, () => {
 		).toHaveLength(25);
 		const response = await fetch(
 			`${n8n.url}/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId: 'mcrmRestockFlow01' }))}`,
+			{ headers: { cookie } },
+		);
+		const body = (await response.json()) as { data: { results: Array<{ status: string }> } };
+		expect(body.data.results.map((e) => e.status)).toEqual(['success']);
+	});
+
+	it('runs example 5 once a template it created is approved: the template goes to Anna on WhatsApp', async () => {
+		const templatePolls = () =>
+			sandbox.requests().filter((r) => r.method === 'GET' && r.path === '/bizchat/templates')
+				.length;
+		await until('the templates baseline', () => templatePolls() >= 1, 90_000);
+		const key = sandbox.mintKey();
+		const created = await fetch(`${sandbox.url}/bizchat/templates`, {
+			method: 'POST',
+			headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+			body: JSON.stringify({
+				name: 'back_in_stock',
+				category: 'UTILITY',
+				language: 'en',
+				components: [{ type: 'BODY', text: 'Hi {{1}}, your favourite is back in stock.' }],
+			}),
+		});
+		expect(created.status).toBe(201);
+		const seen = templatePolls();
+		await until('a poll that sees it pending', () => templatePolls() > seen, 90_000);
+		sandbox.store.templates.find((t) => t.name === 'back_in_stock')!.status = 'APPROVED';
+		const anna = demoPersonId('Anna Petrova');
+		const sentToAnna = () =>
+			[...sandbox.store.messages.values()].filter(
+				(m) => m.customer_id === anna && JSON.stringify(m).includes('back_in_stock'),
+			);
+		await until('the template sent to Anna', () => sentToAnna().length > 0, 90_000);
+		const after = templatePolls();
+		await until('one more poll', () => templatePolls() > after, 90_000);
+		expect(sentToAnna()).toHaveLength(1);
+		const response = await fetch(
+			`${n8n.url}/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId: 'mcrmTemplateFlow1' }))}`,
 			{ headers: { cookie } },
 		);
 		const body = (await response.json()) as { data: { results: Array<{ status: string }> } };
