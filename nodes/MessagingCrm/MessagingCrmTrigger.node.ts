@@ -13,17 +13,20 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { isUuid } from './helpers/validate';
 import { loadOptions } from './methods';
 import { agentSelect, pipelineSelect } from './shared/descriptions';
-import { customerDeals, listPools, listTemplates } from './shared/reads';
+import { customerDeals, issuedCodes, listPools, listTemplates } from './shared/reads';
 import type { RateLimitReading } from './transport/rateLimit';
-import type { Emitted, TriggerState } from './trigger/state';
+import type { Emitted, IssuedCursor, PoolSnapshot, TriggerState } from './trigger/state';
 import {
 	DEAL_EVENTS,
+	ISSUED_PAGE,
+	issuedNeedsRead,
 	parseCustomerIds,
 	planReads,
 	POOL_EVENTS,
 	pollDeals,
 	pollPools,
 	pollTemplates,
+	readIssuedPage,
 	requestBudget,
 	TEMPLATE_EVENTS,
 } from './trigger/state';
@@ -163,6 +166,12 @@ const POOL_EVENT_OPTIONS: INodePropertyOptions[] = [
 		name: 'Any Pool Counter Changed',
 		value: 'anyCounterChanged',
 		description: 'Total, issued, remaining, threshold or exhausted requests changed',
+	},
+	{
+		name: 'Code Issued to a Customer',
+		value: 'codeIssuedToCustomer',
+		description:
+			'One event per newly issued code, with the code, the customer and when (reads the codes of pools whose issued count rose)',
 	},
 	{
 		name: 'Codes Issued',
@@ -340,6 +349,19 @@ async function poolSample(ctx: IPollFunctions, settings: Settings, event: string
 	const { pools } = await readPools(ctx, settings);
 	if (pools.length === 0)
 		return sample(event, { sample_pool: null, message: 'No promo pool matches the filters' });
+	if (event === 'codeIssuedToCustomer') {
+		const pool = pools.find((p) => Number(p.issued) > 0);
+		if (!pool) return sample(event, { message: 'No watched pool has issued a code yet' });
+		const [last] = await issuedCodes(ctx, String(pool.id), Number(pool.issued) - 1, 1);
+		return sample(event, {
+			sample_pool: `${String(pool.title)}: its last issued code`,
+			code: last?.code ?? null,
+			customer_id: last?.customer_id ?? null,
+			issued_at: last?.issued_at ?? null,
+			position: last?.position ?? null,
+			pool,
+		});
+	}
 	const pool = pools.find((p) => poolFits(event, p) === true) ?? pools[0];
 	const zero = { total: 0, issued: 0, remaining: 0, low_threshold: 0, exhausted_requests: 0 };
 	const fits = poolFits(event, pool);
@@ -526,6 +548,69 @@ export class MessagingCrmTrigger implements INodeType {
 	}
 }
 
+/**
+ * Code Issued to a Customer: each pool's codes issued since its cursor, page by page in queue
+ * order, within `budget` requests (what does not fit is read on by the next poll: nothing is
+ * skipped). A pool without a cursor is baselined at its last issued code (one request).
+ */
+async function readIssuedCodes(
+	ctx: IPollFunctions,
+	pools: IDataObject[],
+	before: Record<string, PoolSnapshot> | undefined,
+	cursors: Record<string, IssuedCursor> | undefined,
+	budget: number,
+): Promise<{ cursors: Record<string, IssuedCursor>; events: Emitted[]; requests: number }> {
+	const next: Record<string, IssuedCursor> = {};
+	const events: Emitted[] = [];
+	let requests = 0;
+	for (const pool of pools) {
+		const id = String(pool.id);
+		const cursor = cursors?.[id];
+		if (!cursor) {
+			const issued = Number(pool.issued) || 0;
+			if (issued === 0) next[id] = { position: -1, index: 0 };
+			else if (requests < budget) {
+				const [last] = await issuedCodes(ctx, id, issued - 1, 1);
+				requests++;
+				next[id] = { position: Number(last?.position ?? -1), index: issued };
+			}
+			continue;
+		}
+		if (!issuedNeedsRead(before?.[id], pool, cursor)) {
+			next[id] = cursor;
+			continue;
+		}
+		let offset = Math.max(0, cursor.index - 1);
+		let position = cursor.position;
+		let first = true;
+		let done = false;
+		while (!done && requests < budget) {
+			const page = await issuedCodes(ctx, id, offset, ISSUED_PAGE);
+			requests++;
+			const read = readIssuedPage({ ...cursor, position }, offset, page, first);
+			if (read.stepBack) {
+				offset = Math.max(0, offset - ISSUED_PAGE);
+				continue;
+			}
+			first = false;
+			for (const code of read.fresh)
+				events.push({
+					event: 'codeIssuedToCustomer',
+					code: code.code,
+					customer_id: code.customer_id ?? null,
+					issued_at: code.issued_at ?? null,
+					position: code.position,
+					pool,
+				});
+			if (read.fresh.length) position = Number(read.fresh[read.fresh.length - 1].position);
+			offset += page.length;
+			done = read.done;
+		}
+		next[id] = { position, index: offset, ...(done ? {} : { behind: true }) };
+	}
+	return { cursors: next, events, requests };
+}
+
 /** One poll of an active workflow: read, compare with the stored state, store, emit. */
 async function pollChanges(
 	ctx: IPollFunctions,
@@ -536,23 +621,33 @@ async function pollChanges(
 ): Promise<INodeExecutionData[][] | null> {
 	let next: TriggerState = state;
 	const events: Emitted[] = [];
+	// Requests this poll has spent, against its budget (read from the API's headers).
+	let spent = 0;
 	// Everything is read before anything is stored: a failure here leaves the state as it was.
 	if (watches(settings, 'pools')) {
 		const { pools, rateLimit } = await readPools(ctx, settings);
-		const baseline = next.pools === undefined;
+		spent++;
+		const before = next.pools;
 		const result = pollPools({ ...next, rateLimit: rateLimit ?? next.rateLimit }, pools, wanted);
 		next = result.state;
-		if (!baseline) events.push(...result.events);
+		if (before !== undefined) events.push(...result.events);
+		if (wanted.has('codeIssuedToCustomer')) {
+			const budget = requestBudget(next.rateLimit, settings.budgetPercent) - spent;
+			const issued = await readIssuedCodes(ctx, pools, before, state.issued, budget);
+			next = { ...next, issued: issued.cursors };
+			events.push(...issued.events);
+			spent += issued.requests;
+		}
 	}
 	if (watches(settings, 'templates')) {
 		const templates = await listTemplates(ctx, { agentId: settings.agentId });
+		spent++;
 		const result = pollTemplates(next, templates, wanted);
 		next = result.state;
 		events.push(...result.events);
 	}
 	if (watches(settings, 'deals')) {
-		// A poll that read the pools or the templates too has spent a request of its budget each.
-		const spent = (watches(settings, 'pools') ? 1 : 0) + (watches(settings, 'templates') ? 1 : 0);
+		// What the pools, their codes and the templates took is not the deals' any more.
 		const budget = Math.max(1, requestBudget(next.rateLimit, settings.budgetPercent) - spent);
 		const plan = planReads(settings.customerIds, next.cursor ?? 0, budget);
 		const reads: Array<{ customerId: string; deals: IDataObject[] }> = [];

@@ -121,7 +121,7 @@ describe(`a no-code builder's first workflow in the editor of n8n ${N8N_VERSION}
 		await search('Messaging CRM');
 		await item('Messaging CRM').click();
 		const picker = await testId('node-creator').innerText();
-		expect(picker).toContain('Triggers (16)');
+		expect(picker).toContain('Triggers (17)');
 		for (const event of [
 			'On pool became low',
 			'On deal won',

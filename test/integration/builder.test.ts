@@ -332,13 +332,13 @@ describe('the trigger is findable', () => {
 		expect(pickerEvents(description).sort()).toEqual(
 			[...POOL_EVENTS, ...DEAL_EVENTS, ...TEMPLATE_EVENTS].sort(),
 		);
-		expect(pickerEvents(description)).toHaveLength(16);
+		expect(pickerEvents(description)).toHaveLength(17);
 		// Planted: the version 1 lists first, as before, and the deal events vanish from the picker.
 		const planted = {
 			...description,
 			properties: description.properties.filter((p) => p.name !== 'events'),
 		};
-		expect(pickerEvents(planted)).toHaveLength(8);
+		expect(pickerEvents(planted)).toHaveLength(9);
 		expect(pickerEvents(planted)).not.toContain('dealWon');
 	});
 

@@ -2,7 +2,7 @@ import { Logger } from '@n8n/backend-common';
 import { Container } from '@n8n/di';
 import type { INodeParameters } from 'n8n-workflow';
 
-import { useSandbox } from '../harness/fixtures';
+import { byId, useSandbox } from '../harness/fixtures';
 import { createTrigger } from '../harness/n8n';
 import { DEMO } from '../sandbox/store';
 
@@ -377,5 +377,102 @@ describe('Messaging CRM Trigger: template approvals', () => {
 				.map((r) => `${r.method} ${r.path}`)
 				.sort(),
 		).toEqual(['GET /bizchat/templates', 'GET /promo-pools']);
+	});
+});
+
+describe('Messaging CRM Trigger: each issued code, with its customer', () => {
+	const codesTrigger = (extra: INodeParameters = {}) =>
+		createTrigger({ events: ['codeIssuedToCustomer'], ...extra }, env.creds(), 2);
+	const codeReads = () =>
+		env.sandbox
+			.requests()
+			.filter((r) => r.method === 'GET' && /^\/promo-pools\/[^/]+\/codes/.test(r.path)).length;
+	const issuedRows = (poolId: string) =>
+		env.sandbox.store.promoPools.get(poolId)!.rows.filter((r) => r.issued_at && !r.revoked_at);
+
+	it('one item per newly issued code, with the code, the customer, when, and the pool; once', async () => {
+		const trigger = await codesTrigger();
+		expect(await trigger.poll()).toBeNull();
+		const { outcomes } = env.sandbox.issueCodes(DEMO.vipPool, 3)!;
+		const events = (await trigger.poll()) ?? [];
+		expect(events.map((e) => [e.event, e.code, e.customer_id])).toEqual(
+			outcomes.map((o) => ['codeIssuedToCustomer', o.code, o.customer_id]),
+		);
+		expect(events[0]).toMatchObject({ pool: { id: DEMO.vipPool } });
+		expect(typeof events[0].issued_at).toBe('string');
+		expect(await trigger.poll()).toBeNull();
+	});
+
+	it('a revoke of earlier issued codes between two polls shifts the list: nothing is missed or repeated', async () => {
+		const trigger = await codesTrigger({ poolIds: [DEMO.welcomePool] });
+		await trigger.poll();
+		env.sandbox.issueCodes(DEMO.welcomePool, 5);
+		expect((await trigger.poll())?.length).toBe(5);
+		// Two earlier issued codes revoked and two new ones issued: the issued count stays put.
+		const earlier = issuedRows(DEMO.welcomePool)
+			.slice(0, 2)
+			.map((r) => r.code);
+		await env.ok({
+			resource: 'promoCode',
+			operation: 'revoke',
+			poolId: byId(DEMO.welcomePool),
+			codesFrom: 'list',
+			codes: earlier.join('\n'),
+		});
+		const { outcomes } = env.sandbox.issueCodes(DEMO.welcomePool, 2)!;
+		const events = (await trigger.poll()) ?? [];
+		expect(events.map((e) => e.code)).toEqual(outcomes.map((o) => o.code));
+		expect(await trigger.poll()).toBeNull();
+	});
+
+	it.each([
+		[1, 1],
+		[100, 1],
+		[1_200, 3],
+		[10_000, 21],
+	])('%i new codes: %i page(s) of 500, in one poll within the budget', async (count, pages) => {
+		const pool = DEMO.welcomePool;
+		await env.ok({
+			resource: 'promoCode',
+			operation: 'upload',
+			poolId: byId(pool),
+			codesFrom: 'list',
+			codes: Array.from({ length: count }, (_, i) => `BULK-${i}`).join('\n'),
+		});
+		const trigger = await codesTrigger({ poolIds: [pool] });
+		await trigger.poll();
+		env.sandbox.clearRequests();
+		env.sandbox.issueCodes(pool, count);
+		const events = (await trigger.poll()) ?? [];
+		expect(events).toHaveLength(count);
+		expect(codeReads()).toBe(pages);
+	});
+
+	it('more new codes than the budget allows: read on by the next polls, none skipped, none twice', async () => {
+		// Budget 2 (half of 4): the pools, then one page of codes; windows of a second keep it quick.
+		env.sandbox.rateLimit = { ...env.sandbox.rateLimit, limit: 4, windowMs: 1_000 };
+		const pool = DEMO.welcomePool;
+		await env.ok({
+			resource: 'promoCode',
+			operation: 'upload',
+			poolId: byId(pool),
+			codesFrom: 'list',
+			codes: Array.from({ length: 1_200 }, (_, i) => `MANY-${i}`).join('\n'),
+		});
+		const trigger = await codesTrigger({ poolIds: [pool] });
+		await trigger.poll();
+		await trigger.poll(); // learns the limit from the headers
+		env.sandbox.issueCodes(pool, 1_200);
+		const seen: string[] = [];
+		for (let poll = 0; poll < 5; poll++) {
+			env.sandbox.clearRequests();
+			seen.push(...((await trigger.poll()) ?? []).map((e) => String(e.code)));
+			expect(codeReads()).toBeLessThanOrEqual(1);
+		}
+		expect(seen).toEqual(
+			issuedRows(pool)
+				.slice(-1_200)
+				.map((r) => r.code),
+		);
 	});
 });

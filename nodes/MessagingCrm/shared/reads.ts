@@ -153,3 +153,19 @@ export async function patchVariables(
 	}
 	return latest;
 }
+
+/** One page of a pool's issued codes (GET /promo-pools/{id}/codes?issued_only=true), in queue order. */
+export async function issuedCodes(
+	ctx: ApiContext,
+	poolId: string,
+	offset: number,
+	limit: number,
+): Promise<IDataObject[]> {
+	const { body } = await apiRequest<{ codes?: IDataObject[] }>(ctx, {
+		method: 'GET',
+		path: paths.pool(poolId, '/codes'),
+		query: { issued_only: true, limit, offset },
+		scope: 'promo:read',
+	});
+	return body.codes ?? [];
+}

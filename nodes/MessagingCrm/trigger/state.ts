@@ -16,8 +16,20 @@ export const POOL_EVENTS = [
 	'poolDisabled',
 	'poolEnabled',
 	'anyCounterChanged',
+	'codeIssuedToCustomer',
 ] as const;
 export type PoolEvent = (typeof POOL_EVENTS)[number];
+
+/**
+ * Where the issued codes of a pool were last read to: the queue position of the last one seen,
+ * and its place in the list of issued codes then (where the next read starts). `behind`: the last
+ * read stopped at the poll's request budget, so the next poll reads on even if no counter moved.
+ */
+export interface IssuedCursor {
+	position: number;
+	index: number;
+	behind?: boolean;
+}
 
 export const DEAL_EVENTS = ['dealCreated', 'dealMoved', 'dealWon', 'dealLost'] as const;
 export type DealEvent = (typeof DEAL_EVENTS)[number];
@@ -54,6 +66,8 @@ export interface TriggerState {
 	pools?: Record<string, PoolSnapshot>;
 	/** Per watched customer that has been read at least once: its deals. */
 	deals?: Record<string, Record<string, DealSnapshot>>;
+	/** Per pool: how far its issued codes were read (Code Issued to a Customer). */
+	issued?: Record<string, IssuedCursor>;
 	/** Business-chat templates by name and language: their moderation status. */
 	templates?: Record<string, string>;
 	/** Where the next rotation of watched customers starts. */
@@ -101,7 +115,7 @@ export function poolEvents(
 		['anyCounterChanged', COUNTERS.some((k) => after[k] !== before[k])],
 	];
 	const out: Emitted[] = [];
-	for (const [event, yes] of happened) {
+	for (const [event, yes] of happened as Array<[string, boolean]>) {
 		if (!yes || !wanted.has(event)) continue;
 		const item: Emitted = { event, pool, before: { ...before }, deltas };
 		if (event === 'codesIssued') item.count = after.issued - before.issued;
@@ -281,4 +295,42 @@ export function pollTemplates(
 		next[key] = status;
 	}
 	return { state: { ...state, templates: next }, events };
+}
+
+/** The size of one page of a pool's issued codes (the API's largest). */
+export const ISSUED_PAGE = 500;
+
+/**
+ * Whether a pool's issued codes need reading this poll: its issued counter rose, a code was
+ * revoked (its total fell: a revoke and a new issue can leave the issued counter where it was),
+ * or the last read stopped at the budget.
+ */
+export function issuedNeedsRead(
+	before: PoolSnapshot | undefined,
+	pool: IDataObject,
+	cursor: IssuedCursor,
+): boolean {
+	if (cursor.behind || !before) return true;
+	return Number(pool.issued) > before.issued || Number(pool.total) < before.total;
+}
+
+/**
+ * One page of issued codes read from `offset`, against the cursor: the codes issued after it (in
+ * queue order), or that the page starts past the cursor and the read must step back (a revoke of
+ * an earlier issued code shifted the list to the left).
+ */
+export function readIssuedPage(
+	cursor: IssuedCursor,
+	offset: number,
+	page: IDataObject[],
+	firstPage: boolean,
+): { stepBack: boolean; fresh: IDataObject[]; done: boolean } {
+	const position = (c: IDataObject) => Number(c.position);
+	if (firstPage && offset > 0 && (page.length === 0 || position(page[0]) > cursor.position))
+		return { stepBack: true, fresh: [], done: false };
+	return {
+		stepBack: false,
+		fresh: page.filter((c) => position(c) > cursor.position),
+		done: page.length < ISSUED_PAGE,
+	};
 }
