@@ -296,3 +296,66 @@ describe('Template', () => {
 		expect(ok.status).toBe('PENDING');
 	});
 });
+
+describe('Message → Send: a template when the 24-hour window is closed', () => {
+	const withFallback = (id: string, messengerType: string, fields: INodeParameters = {}) =>
+		send(id, {
+			messengerType,
+			text: 'Your order has shipped',
+			windowClosed: 'template',
+			fallbackTemplateName: 'order_update',
+			fallbackTemplateLanguage: 'en',
+			fallbackTemplateVariables: { variable: [{ value: 'Jane' }, { value: 'A-17' }] },
+			...fields,
+		});
+	const templatesSent = () =>
+		[...env.sandbox.store.messages.values()].filter(
+			(m) => m.template?.name === 'order_update' && m.status !== 'failed',
+		);
+
+	it('the API refuses the text: the template goes instead, once, and the output says so; a re-run sends nothing twice', async () => {
+		const id = await customer([{ type: 'whatsapp', id: '300' }]);
+		const first = await env.run(withFallback(id, 'whatsapp'));
+		expect(first.items[0].json).toMatchObject({
+			sent_as: 'template',
+			status: 'sent',
+			fallback_reason:
+				'The 24-hour window was closed, so the template was sent instead of the text',
+		});
+		expect(templatesSent()).toHaveLength(1);
+		const again = await env.run(withFallback(id, 'whatsapp'));
+		expect(again.items[0].json).toMatchObject({ sent_as: 'template', replayed: true });
+		expect(templatesSent()).toHaveLength(1);
+		// The text's refusal is the API's stored one on the re-run: no new failed copy of the text.
+		expect(env.sandbox.requests().filter((r) => r.status === 409 && !r.replayed)).toHaveLength(1);
+	});
+
+	it('with the pre-check, a closed window sends only the template (no text is tried)', async () => {
+		const id = await customer([{ type: 'whatsapp', id: '301' }]);
+		const { items } = await env.run(
+			withFallback(id, 'whatsapp', { options: { checkWindow: true } }),
+		);
+		expect(items[0].json.sent_as).toBe('template');
+		expect(
+			env.sandbox.requests().filter((r) => r.method === 'POST' && r.path.endsWith('/messages')),
+		).toHaveLength(1);
+	});
+
+	it('an open window sends the text; a messenger without a window never falls back', async () => {
+		const id = await customer([
+			{ type: 'whatsapp', id: '302' },
+			{ type: 'telegram', id: '302' },
+		]);
+		env.sandbox.inbound(id, 'whatsapp', 'hi!');
+		expect((await env.run(withFallback(id, 'whatsapp'))).items[0].json.sent_as).toBe('text');
+		expect((await env.run(withFallback(id, 'telegram'))).items[0].json.sent_as).toBe('text');
+		expect(templatesSent()).toHaveLength(0);
+	});
+
+	it('Fail (the default) still fails the item with the code and the way out', async () => {
+		const id = await customer([{ type: 'whatsapp', id: '303' }]);
+		const { error } = await env.run(withFallback(id, 'whatsapp', { windowClosed: 'fail' }));
+		expect(error?.message).toMatch(/^bizchat_window_closed/);
+		expect(templatesSent()).toHaveLength(0);
+	});
+});

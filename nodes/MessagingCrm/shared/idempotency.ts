@@ -146,6 +146,11 @@ export function refusalLinkKey(key: string, link: number): string {
 	return link === 0 ? key : digest([key, 'after-refusal', link]);
 }
 
+/** The key of the template sent instead of text when the window is closed, from the text's key. */
+export function windowFallbackKey(key: string): string {
+	return digest([key, 'window-fallback']);
+}
+
 // Per node run, the keys this run has sent: a stored answer to one of them is this run's own.
 const sentByRun = new WeakMap<object, Set<string>>();
 

@@ -24,6 +24,7 @@ import {
 	repeatProtectionHint,
 	repeatProtectionOption,
 	SEND_WORDS,
+	windowFallbackKey,
 } from '../../shared/idempotency';
 import { readTemplate, templateFields } from '../../shared/template';
 import { asNodeError } from '../errors';
@@ -87,6 +88,29 @@ export const description: INodeProperties[] = [
 		displayOptions: { show: { content: ['text'] } },
 	},
 	...templateFields('template', { content: ['template'] }),
+	{
+		displayName: 'If the 24-Hour Window Is Closed',
+		name: 'windowClosed',
+		type: 'options',
+		default: 'fail',
+		displayOptions: { show: { content: ['text'] } },
+		options: [
+			{
+				name: 'Fail',
+				value: 'fail',
+				description: 'The item fails with bizchat_window_closed and what to do',
+			},
+			{
+				name: 'Send a Template Instead',
+				value: 'template',
+				description:
+					'Send the approved template below once, instead of the text, when the window is closed (messengers without a window, such as Telegram Bot, never fall back)',
+			},
+		],
+		description:
+			"On WhatsApp Business, Instagram and Facebook, free-form text needs the customer's message within 24 hours",
+	},
+	...templateFields('fallbackTemplate', { content: ['text'], windowClosed: ['template'] }),
 	{
 		displayName: 'Follow-Up',
 		name: 'followUp',
@@ -232,16 +256,22 @@ function triedEnough(ctx: IExecuteFunctions, error: unknown, itemIndex: number) 
 	return nodeError;
 }
 
+/**
+ * The pre-check of the 24-hour window: nothing when text may be sent; 'closed' when it may not
+ * and a template will be sent instead (`fallback`); otherwise the item fails, saying so.
+ */
 async function checkWindow(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	customerId: string,
 	messengerType: string,
-): Promise<void> {
+	fallback: boolean,
+): Promise<'closed' | undefined> {
 	const entry = (await customerMessengers(ctx, customerId, itemIndex)).find(
 		(m) => m.type === messengerType,
 	);
 	if (entry && entry.can_send_freeform === false) {
+		if (fallback) return 'closed';
 		const closed = entry.window_expires_at
 			? `closed at ${String(entry.window_expires_at)}`
 			: 'not open (the customer has not written yet)';
@@ -249,9 +279,10 @@ async function checkWindow(
 			ctx.getNode(),
 			itemIndex,
 			`the 24-hour window on ${messengerType} is ${closed}; use a template`,
-			"Free-form text is only allowed within 24 hours of the customer's last message on this messenger. Switch Content to Business-Chat Template.",
+			"Free-form text is only allowed within 24 hours of the customer's last message on this messenger. Switch Content to Business-Chat Template, or set If the 24-Hour Window Is Closed to Send a Template Instead.",
 		);
 	}
+	return undefined;
 }
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
@@ -322,9 +353,16 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	}
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const ownKey = customKey(this, itemIndex, options.idempotencyKey);
+	// The template to send instead of text when the window is closed, read before any request.
+	const fallback =
+		content === 'text' && this.getNodeParameter('windowClosed', itemIndex, 'fail') === 'template'
+			? readTemplate(this, itemIndex, 'fallbackTemplate', 'Fallback Template')
+			: undefined;
 	const customerId = await resolveCustomerId(this, itemIndex);
-	if (options.checkWindow === true && content === 'text')
-		await checkWindow(this, itemIndex, customerId, messengerType);
+	const closed =
+		options.checkWindow === true && content === 'text'
+			? await checkWindow(this, itemIndex, customerId, messengerType, fallback !== undefined)
+			: undefined;
 	const path = paths.customer(customerId, '/messages');
 	const key =
 		ownKey ??
@@ -334,6 +372,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			path,
 			body,
 		});
+	const sendTemplateInstead = async () =>
+		await sendFallback(this, itemIndex, { path, body, template: fallback!, key, customerId });
+	if (closed) return await sendTemplateInstead();
 	const send = async (idempotencyKey: string) =>
 		await apiRequest<IDataObject>(this, {
 			method: 'POST',
@@ -356,6 +397,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		try {
 			answer = await send(linkKey);
 		} catch (error) {
+			// Window closed, and a template is to go instead: once, under its own key (a re-run
+			// meets this stored refusal again and finds the template's stored answer).
+			if (fallback && apiFailureOf(error)?.code === 'bizchat_window_closed')
+				return await sendTemplateInstead();
 			if (!storedByEarlierRun(error, sentBefore)) throw asNodeError(this, error, itemIndex);
 			if (link === MAX_FRESH_TRIES) throw triedEnough(this, error, itemIndex);
 		}
@@ -364,7 +409,51 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		{
 			customer_id: customerId,
 			...answer.body,
+			...(fallback ? { sent_as: 'text' } : {}),
 			...repeatFields(isReplayed(answer.headers), SEND_WORDS),
 		},
 	];
+}
+
+/**
+ * The template sent instead of text when the 24-hour window is closed: the same request with the
+ * template in place of the text, under an Idempotency-Key made from the text's, so that it goes
+ * once however often the item is run again (and again per execution under Every Execution Sends).
+ */
+async function sendFallback(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	request: {
+		path: string;
+		body: IDataObject;
+		template: IDataObject;
+		key: string;
+		customerId: string;
+	},
+): Promise<IDataObject[]> {
+	const body: IDataObject = { ...request.body, template: request.template };
+	delete body.text;
+	try {
+		const answer = await apiRequest<IDataObject>(ctx, {
+			method: 'POST',
+			path: request.path,
+			body,
+			idempotencyKey: windowFallbackKey(request.key),
+			retryWhen: sendRetryRule(),
+			scope: 'messages:template',
+			itemIndex,
+		});
+		return [
+			{
+				customer_id: request.customerId,
+				...answer.body,
+				sent_as: 'template',
+				fallback_reason:
+					'The 24-hour window was closed, so the template was sent instead of the text',
+				...repeatFields(isReplayed(answer.headers), SEND_WORDS),
+			},
+		];
+	} catch (error) {
+		throw asNodeError(ctx, error, itemIndex);
+	}
 }
