@@ -12,7 +12,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import type { Sandbox } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
 import { DEMO } from '../sandbox/store';
-import { choicesOf, openEditor } from './browser';
+import { choicesOf, openEditor, optionsOf } from './browser';
 import { ensureN8n, N8N_VERSION, prepareUserFolder, ROOT, startN8n } from './n8n';
 import { until } from './rest';
 import { importCredential, privateFolder, privateLog, setupOwner } from './setup';
@@ -208,6 +208,22 @@ describe(`a no-code builder's first workflow in the editor of n8n ${N8N_VERSION}
 		);
 		expect(sandbox.store.messages.size).toBe(1);
 		await shot('send-repeat');
+		// The window fallback: a template instead of the text when the window is closed.
+		const choose = async (parameter: string, choice: string) => {
+			await testId(`parameter-input-${parameter}`).click();
+			await page
+				.locator('.el-select-dropdown:visible .el-select-dropdown__item')
+				.filter({ hasText: choice })
+				.first()
+				.click();
+		};
+		await choose('windowClosed', 'Send a Template Instead');
+		await testId('parameter-input-fallbackTemplateName').scrollIntoViewIfNeeded();
+		expect(await optionsOf(page, 'fallbackTemplateName')).toEqual(
+			expect.arrayContaining(['order_update (en)', 'welcome_back (en)']),
+		);
+		await shot('send-window-fallback');
+		await choose('windowClosed', 'Fail');
 	});
 
 	it('an unknown customer: the error says what to do, the messenger dropdown says why it lists every type, a name typed into By ID points to the other modes', async () => {

@@ -14,7 +14,7 @@ import { demoPersonId, seedDemoPeople } from '../sandbox/demo';
 import { DEMO } from '../sandbox/store';
 import { openEditor, optionsOf } from './browser';
 import { ensureN8n, N8N_VERSION, prepareUserFolder, ROOT, startN8n } from './n8n';
-import { until } from './rest';
+import { executeInEditor, until } from './rest';
 import type { WorkflowJson } from './setup';
 import {
 	AGENT_WORKFLOW_ID,
@@ -40,6 +40,48 @@ let sandbox: Sandbox;
 let n8n: Awaited<ReturnType<typeof startN8n>>;
 let cookie: string;
 
+const FALLBACK_WORKFLOW = 'mcrmWindowFallbk1';
+
+/** Manual Trigger → Send (text) with Send a Template Instead, to a customer whose window is closed. */
+function windowFallbackWorkflow(customerId: string): WorkflowJson {
+	return {
+		id: FALLBACK_WORKFLOW,
+		name: 'e2e: a template when the window is closed',
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			{
+				parameters: {},
+				name: 'Run',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				id: '6c0e2f1a-3b4d-4e5f-8a9b-0c1d2e3f4a5b',
+			},
+			{
+				parameters: {
+					resource: 'message',
+					operation: 'send',
+					customerId: { __rl: true, mode: 'id', value: customerId },
+					messengerType: 'whatsapp',
+					content: 'text',
+					text: 'Your order has shipped',
+					windowClosed: 'template',
+					fallbackTemplateName: 'order_update',
+					fallbackTemplateLanguage: 'en',
+					fallbackTemplateVariables: { variable: [{ value: 'Jane' }, { value: 'A-17' }] },
+				},
+				name: 'Send',
+				type: 'n8n-nodes-messaging-crm.messagingCrm',
+				typeVersion: 1,
+				position: [220, 0],
+				id: '7d1f3a2b-4c5e-4f60-9b0c-1d2e3f4a5b6c',
+				credentials: { messagingCrmApi: { id: CREDENTIAL_ID, name: 'Messaging CRM sandbox' } },
+			},
+		],
+		connections: { Run: { main: [[{ node: 'Send', type: 'main', index: 0 }]] } },
+	};
+}
+
 const pollsOfPools = () =>
 	sandbox.requests().filter((r) => r.method === 'GET' && r.path === '/promo-pools').length;
 const uploads = () =>
@@ -50,7 +92,10 @@ beforeAll(async () => {
 	sandbox = await startSandbox();
 	prepareUserFolder(options.userFolder);
 	await importCredential(options, { baseUrl: sandbox.url, apiKey: sandbox.mintKey() });
-	const workflows = exampleWorkflows();
+	// A customer on WhatsApp who never wrote: the 24-hour window is closed.
+	const silent = sandbox.demoCustomer('Silent WhatsApp customer');
+	sandbox.addMessenger(silent, 'whatsapp', '15550109999');
+	const workflows = [...exampleWorkflows(), windowFallbackWorkflow(silent)];
 	const restock = workflows.find((w) => w.id === 'mcrmRestockFlow01') as WorkflowJson;
 	// The shortest poll interval n8n allows: every minute.
 	restock.nodes[0].parameters.pollTimes = { item: [{ mode: 'everyMinute' }] };
@@ -126,6 +171,17 @@ describe(`a running n8n ${N8N_VERSION}`, () => {
 		);
 		const body = (await response.json()) as { data: { results: Array<{ status: string }> } };
 		expect(body.data.results.map((e) => e.status)).toEqual(['success']);
+	});
+
+	it('sends the template instead of the text when the window is closed, once across two runs from the editor', async () => {
+		const session = { url: n8n.url, cookie };
+		const templates = () =>
+			[...sandbox.store.messages.values()].filter(
+				(m) => m.template?.name === 'order_update' && m.status !== 'failed',
+			);
+		expect((await executeInEditor(session, FALLBACK_WORKFLOW, 'Run')).status).toBe('success');
+		expect((await executeInEditor(session, FALLBACK_WORKFLOW, 'Run')).status).toBe('success');
+		expect(templates()).toHaveLength(1);
 	});
 
 	describe("the credential test, run by n8n's own credentials tester", () => {

@@ -79,6 +79,8 @@ export interface WorkflowJson {
 		parameters: Record<string, unknown>;
 		credentials?: Record<string, { id: string; name: string }>;
 		webhookId?: string;
+		id?: string;
+		position?: [number, number];
 	}>;
 	connections: unknown;
 	[key: string]: unknown;
