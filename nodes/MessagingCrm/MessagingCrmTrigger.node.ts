@@ -567,9 +567,11 @@ async function readIssuedCodes(
 		const id = String(pool.id);
 		const cursor = cursors?.[id];
 		if (!cursor) {
+			// The baseline of a pool: its last issued code now, read whatever the budget (once per
+			// pool), so that no code issued after it can be missed.
 			const issued = Number(pool.issued) || 0;
 			if (issued === 0) next[id] = { position: -1, index: 0 };
-			else if (requests < budget) {
+			else {
 				const [last] = await issuedCodes(ctx, id, issued - 1, 1);
 				requests++;
 				next[id] = { position: Number(last?.position ?? -1), index: issued };
@@ -578,6 +580,11 @@ async function readIssuedCodes(
 		}
 		if (!issuedNeedsRead(before?.[id], pool, cursor)) {
 			next[id] = cursor;
+			continue;
+		}
+		if (requests >= budget) {
+			// No request left this poll: the cursor stays, and the next poll reads on.
+			next[id] = { ...cursor, behind: true };
 			continue;
 		}
 		let offset = Math.max(0, cursor.index - 1);
@@ -632,7 +639,10 @@ async function pollChanges(
 		next = result.state;
 		if (before !== undefined) events.push(...result.events);
 		if (wanted.has('codeIssuedToCustomer')) {
-			const budget = requestBudget(next.rateLimit, settings.budgetPercent) - spent;
+			// What is left once the templates' read and one deal read are set aside.
+			const reserved =
+				(watches(settings, 'templates') ? 1 : 0) + (watches(settings, 'deals') ? 1 : 0);
+			const budget = requestBudget(next.rateLimit, settings.budgetPercent) - spent - reserved;
 			const issued = await readIssuedCodes(ctx, pools, before, state.issued, budget);
 			next = { ...next, issued: issued.cursors };
 			events.push(...issued.events);

@@ -330,15 +330,27 @@ describe('Message → Send: a template when the 24-hour window is closed', () =>
 		expect(env.sandbox.requests().filter((r) => r.status === 409 && !r.replayed)).toHaveLength(1);
 	});
 
-	it('with the pre-check, a closed window sends only the template (no text is tried)', async () => {
+	it('with the pre-check on, the text is still tried first: a re-run after the window opened sends nothing more', async () => {
 		const id = await customer([{ type: 'whatsapp', id: '301' }]);
-		const { items } = await env.run(
-			withFallback(id, 'whatsapp', { options: { checkWindow: true } }),
-		);
-		expect(items[0].json.sent_as).toBe('template');
-		expect(
-			env.sandbox.requests().filter((r) => r.method === 'POST' && r.path.endsWith('/messages')),
-		).toHaveLength(1);
+		const parameters = withFallback(id, 'whatsapp', { options: { checkWindow: true } });
+		expect((await env.run(parameters)).items[0].json.sent_as).toBe('template');
+		env.sandbox.inbound(id, 'whatsapp', 'hi!');
+		const again = await env.run(parameters);
+		expect(again.items[0].json).toMatchObject({ sent_as: 'template', replayed: true });
+		const sends = env.sandbox
+			.requests()
+			.filter((r) => r.method === 'POST' && r.path.endsWith('/messages') && !r.replayed);
+		expect(sends.map((r) => r.status)).toEqual([409, 200]);
+	});
+
+	it('a refused template is tried anew on a re-run, once, like any refused send', async () => {
+		const id = await customer([{ type: 'whatsapp', id: '304' }]);
+		env.sandbox.store.sendFailures.set(id, ['bizchat_window_closed', 'recipient_unreachable']);
+		const first = await env.run(withFallback(id, 'whatsapp'));
+		expect(first.error?.message).toMatch(/^recipient_unreachable/);
+		const again = await env.run(withFallback(id, 'whatsapp'));
+		expect(again.items[0].json).toMatchObject({ sent_as: 'template', status: 'sent' });
+		expect(templatesSent()).toHaveLength(1);
 	});
 
 	it('an open window sends the text; a messenger without a window never falls back', async () => {

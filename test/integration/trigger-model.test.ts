@@ -105,11 +105,10 @@ function runModel(
 			const out: string[] = [];
 			for (const [key, status] of Object.entries(b)) {
 				if (!(key in a)) out.push(`templateNew ${key}`);
-				else if (a[key] !== status) {
-					out.push(`templateStatusChanged ${key}`);
-					if (status === 'APPROVED') out.push(`templateApproved ${key}`);
-					if (status === 'REJECTED') out.push(`templateRejected ${key}`);
-				}
+				else if (a[key] !== status) out.push(`templateStatusChanged ${key}`);
+				// Approved or Rejected whenever it is so now and was not, new ones included.
+				if (a[key] !== status && status === 'APPROVED') out.push(`templateApproved ${key}`);
+				if (a[key] !== status && status === 'REJECTED') out.push(`templateRejected ${key}`);
 			}
 			return out.sort();
 		};

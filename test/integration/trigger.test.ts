@@ -334,6 +334,40 @@ describe('Messaging CRM Trigger: template approvals', () => {
 		expect((await trigger.poll())?.map((e) => e.event)).toEqual(['templateRejected']);
 	});
 
+	it('a template created and approved between two polls is New and Approved at once', async () => {
+		const trigger = await templates(['templateNew', 'templateApproved']);
+		await trigger.poll();
+		env.sandbox.store.templates.push({
+			...env.sandbox.store.templates[0],
+			id: 'between-polls',
+			name: 'quick_one',
+			status: 'APPROVED',
+		});
+		expect((await trigger.poll())?.map((e) => [e.event, e.status_before])).toEqual([
+			['templateNew', null],
+			['templateApproved', null],
+		]);
+	});
+
+	it('two agents with a template of the same name and language: each kept apart, nothing reported again and again', async () => {
+		const trigger = await templates(ALL);
+		const twin = env.sandbox.store.templates.find((t) => t.name === 'spring_sale')!;
+		env.sandbox.store.templates.push({
+			...twin,
+			id: 'twin',
+			agent_id: DEMO.supportBot,
+			status: 'APPROVED',
+		});
+		await trigger.poll();
+		expect(await trigger.poll()).toBeNull();
+		moderate('spring_sale', 'REJECTED');
+		expect((await trigger.poll())?.map((e) => e.event).sort()).toEqual([
+			'templateRejected',
+			'templateStatusChanged',
+		]);
+		expect(await trigger.poll()).toBeNull();
+	});
+
 	it('a failed poll emits nothing and changes nothing; a restart keeps the state; the next poll reports once', async () => {
 		const trigger = await templates(['templateApproved']);
 		await trigger.poll();
@@ -444,8 +478,14 @@ describe('Messaging CRM Trigger: each issued code, with its customer', () => {
 		env.sandbox.clearRequests();
 		env.sandbox.issueCodes(pool, count);
 		const events = (await trigger.poll()) ?? [];
-		expect(events).toHaveLength(count);
+		expect(events.map((e) => e.code)).toEqual(
+			issuedRows(pool)
+				.slice(-count)
+				.map((r) => r.code),
+		);
 		expect(codeReads()).toBe(pages);
+		// Within the poll's budget: half of the demo key's 120 a minute.
+		expect(env.sandbox.requests().length).toBeLessThanOrEqual(60);
 	});
 
 	it('more new codes than the budget allows: read on by the next polls, none skipped, none twice', async () => {

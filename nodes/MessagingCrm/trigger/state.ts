@@ -259,17 +259,25 @@ export function pollDeals(
 }
 
 /**
- * A template's key between polls: its name and language (the list names no ID; within one
- * agent, the platform owner's registry holds one template per name and language).
+ * Each template's key between polls: its name and language (the list names no ID), and `#2`, `#3`
+ * … for a later one with the same name and language (two agents can each have one; the list
+ * keeps its order).
  */
-export function templateKey(template: IDataObject): string {
-	return `${String(template.name ?? '')}|${String(template.language ?? '')}`;
+export function templateKeys(templates: IDataObject[]): string[] {
+	const seen = new Map<string, number>();
+	return templates.map((template) => {
+		const key = `${String(template.name ?? '')}|${String(template.language ?? '')}`;
+		const n = (seen.get(key) ?? 0) + 1;
+		seen.set(key, n);
+		return n === 1 ? key : `${key}#${n}`;
+	});
 }
 
 /**
- * The next state and the events of a poll of templates: a template not seen before is New; a
- * status that differs is Status Changed, and Approved or Rejected when that is the new status. The
- * first poll is a baseline (nothing emitted); a template that disappeared is forgotten.
+ * The next state and the events of a poll of templates: a template not seen before is New, and
+ * also Approved or Rejected when it already is (created and moderated between two polls); a
+ * status that differs is Status Changed, and Approved or Rejected when that is the new status.
+ * The first poll is a baseline (nothing emitted); a template that disappeared is forgotten.
  */
 export function pollTemplates(
 	state: TriggerState,
@@ -283,17 +291,20 @@ export function pollTemplates(
 		if (wanted.has(event))
 			events.push({ event, template, status_before: before, status_after: template.status });
 	};
-	for (const template of templates) {
-		const key = templateKey(template);
+	const keys = templateKeys(templates);
+	templates.forEach((template, i) => {
+		const key = keys[i];
 		const status = String(template.status ?? '');
-		if (previous && !(key in previous)) emit('templateNew', template, null);
-		else if (previous && previous[key] !== status) {
-			emit('templateStatusChanged', template, previous[key]);
-			if (status === 'APPROVED') emit('templateApproved', template, previous[key]);
-			if (status === 'REJECTED') emit('templateRejected', template, previous[key]);
+		const known = previous !== undefined && key in previous;
+		const before = known ? previous[key] : null;
+		if (previous && !known) emit('templateNew', template, null);
+		else if (known && before !== status) emit('templateStatusChanged', template, before);
+		if (previous && before !== status) {
+			if (status === 'APPROVED') emit('templateApproved', template, before);
+			if (status === 'REJECTED') emit('templateRejected', template, before);
 		}
 		next[key] = status;
-	}
+	});
 	return { state: { ...state, templates: next }, events };
 }
 

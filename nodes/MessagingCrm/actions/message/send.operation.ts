@@ -248,6 +248,34 @@ function storedByEarlierRun(error: unknown, sentBefore: boolean): boolean {
 	);
 }
 
+/**
+ * One send under its key chain: the item's key, then one link per fresh try after a stored
+ * refusal. Every run walks it from the start, so a try that went through is replayed, never sent
+ * again; the first link the API has not seen is this run's one real try. `divert`: a failure
+ * after which the caller sends something else instead (undefined is returned).
+ */
+async function sendThroughChain(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	key: string,
+	send: (idempotencyKey: string) => Promise<ApiResponse<IDataObject>>,
+	divert?: (error: unknown) => boolean,
+): Promise<ApiResponse<IDataObject> | undefined> {
+	const sent = keysSentBy(ctx);
+	for (let link = 0; ; link++) {
+		const linkKey = refusalLinkKey(key, link);
+		const sentBefore = sent.has(linkKey);
+		sent.add(linkKey);
+		try {
+			return await send(linkKey);
+		} catch (error) {
+			if (divert?.(error)) return undefined;
+			if (!storedByEarlierRun(error, sentBefore)) throw asNodeError(ctx, error, itemIndex);
+			if (link === MAX_FRESH_TRIES) throw triedEnough(ctx, error, itemIndex);
+		}
+	}
+}
+
 /** The stored refusal again, once the fresh tries of 24 hours are spent, saying so. */
 function triedEnough(ctx: IExecuteFunctions, error: unknown, itemIndex: number) {
 	const nodeError = asNodeError(ctx, error, itemIndex);
@@ -256,22 +284,17 @@ function triedEnough(ctx: IExecuteFunctions, error: unknown, itemIndex: number) 
 	return nodeError;
 }
 
-/**
- * The pre-check of the 24-hour window: nothing when text may be sent; 'closed' when it may not
- * and a template will be sent instead (`fallback`); otherwise the item fails, saying so.
- */
+/** The pre-check of the 24-hour window: the item fails, saying so, when text may not be sent. */
 async function checkWindow(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	customerId: string,
 	messengerType: string,
-	fallback: boolean,
-): Promise<'closed' | undefined> {
+): Promise<void> {
 	const entry = (await customerMessengers(ctx, customerId, itemIndex)).find(
 		(m) => m.type === messengerType,
 	);
 	if (entry && entry.can_send_freeform === false) {
-		if (fallback) return 'closed';
 		const closed = entry.window_expires_at
 			? `closed at ${String(entry.window_expires_at)}`
 			: 'not open (the customer has not written yet)';
@@ -282,7 +305,6 @@ async function checkWindow(
 			"Free-form text is only allowed within 24 hours of the customer's last message on this messenger. Switch Content to Business-Chat Template, or set If the 24-Hour Window Is Closed to Send a Template Instead.",
 		);
 	}
-	return undefined;
 }
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
@@ -359,10 +381,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			? readTemplate(this, itemIndex, 'fallbackTemplate', 'Fallback Template')
 			: undefined;
 	const customerId = await resolveCustomerId(this, itemIndex);
-	const closed =
-		options.checkWindow === true && content === 'text'
-			? await checkWindow(this, itemIndex, customerId, messengerType, fallback !== undefined)
-			: undefined;
+	// With a template to fall back on, the text is always tried first (the API decides): a send
+	// made on the pre-check's word could go out beside a text an earlier run had sent.
+	if (options.checkWindow === true && content === 'text' && !fallback)
+		await checkWindow(this, itemIndex, customerId, messengerType);
 	const path = paths.customer(customerId, '/messages');
 	const key =
 		ownKey ??
@@ -374,7 +396,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		});
 	const sendTemplateInstead = async () =>
 		await sendFallback(this, itemIndex, { path, body, template: fallback!, key, customerId });
-	if (closed) return await sendTemplateInstead();
 	const send = async (idempotencyKey: string) =>
 		await apiRequest<IDataObject>(this, {
 			method: 'POST',
@@ -385,26 +406,18 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			scope: content === 'template' ? 'messages:template' : 'messages:send',
 			itemIndex,
 		});
-	// The key chain: the item's key, then one link per fresh try after a stored refusal. Every run
-	// walks it from the start, so a try that went through is replayed, never sent again; the first
-	// link the API has not seen is this run's one real try.
-	const sent = keysSentBy(this);
-	let answer: ApiResponse<IDataObject> | undefined;
-	for (let link = 0; !answer; link++) {
-		const linkKey = refusalLinkKey(key, link);
-		const sentBefore = sent.has(linkKey);
-		sent.add(linkKey);
-		try {
-			answer = await send(linkKey);
-		} catch (error) {
-			// Window closed, and a template is to go instead: once, under its own key (a re-run
-			// meets this stored refusal again and finds the template's stored answer).
-			if (fallback && apiFailureOf(error)?.code === 'bizchat_window_closed')
-				return await sendTemplateInstead();
-			if (!storedByEarlierRun(error, sentBefore)) throw asNodeError(this, error, itemIndex);
-			if (link === MAX_FRESH_TRIES) throw triedEnough(this, error, itemIndex);
-		}
-	}
+	// Window closed, and a template is to go instead: the text's refusal (fresh, or stored by an
+	// earlier run) diverts to the template, which has a key chain of its own; so a re-run never
+	// sends both, whatever the window does in between.
+	const windowClosed = (error: unknown) => apiFailureOf(error)?.code === 'bizchat_window_closed';
+	const answer = await sendThroughChain(
+		this,
+		itemIndex,
+		key,
+		send,
+		fallback ? windowClosed : undefined,
+	);
+	if (!answer) return await sendTemplateInstead();
 	return [
 		{
 			customer_id: customerId,
@@ -433,27 +446,29 @@ async function sendFallback(
 ): Promise<IDataObject[]> {
 	const body: IDataObject = { ...request.body, template: request.template };
 	delete body.text;
-	try {
-		const answer = await apiRequest<IDataObject>(ctx, {
-			method: 'POST',
-			path: request.path,
-			body,
-			idempotencyKey: windowFallbackKey(request.key),
-			retryWhen: sendRetryRule(),
-			scope: 'messages:template',
-			itemIndex,
-		});
-		return [
-			{
-				customer_id: request.customerId,
-				...answer.body,
-				sent_as: 'template',
-				fallback_reason:
-					'The 24-hour window was closed, so the template was sent instead of the text',
-				...repeatFields(isReplayed(answer.headers), SEND_WORDS),
-			},
-		];
-	} catch (error) {
-		throw asNodeError(ctx, error, itemIndex);
-	}
+	const answer = (await sendThroughChain(
+		ctx,
+		itemIndex,
+		windowFallbackKey(request.key),
+		async (idempotencyKey) =>
+			await apiRequest<IDataObject>(ctx, {
+				method: 'POST',
+				path: request.path,
+				body,
+				idempotencyKey,
+				retryWhen: sendRetryRule(),
+				scope: 'messages:template',
+				itemIndex,
+			}),
+	))!;
+	return [
+		{
+			customer_id: request.customerId,
+			...answer.body,
+			sent_as: 'template',
+			fallback_reason:
+				'The 24-hour window was closed, so the template was sent instead of the text',
+			...repeatFields(isReplayed(answer.headers), SEND_WORDS),
+		},
+	];
 }
