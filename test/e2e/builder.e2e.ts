@@ -209,13 +209,12 @@ describe(`a no-code builder's first workflow in the editor of n8n ${N8N_VERSION}
 		expect(sandbox.store.messages.size).toBe(1);
 		await shot('send-repeat');
 		// The window fallback: a template instead of the text when the window is closed.
+		const choices = page.locator('.el-select-dropdown:visible .el-select-dropdown__item');
 		const choose = async (parameter: string, choice: string) => {
 			await testId(`parameter-input-${parameter}`).click();
-			await page
-				.locator('.el-select-dropdown:visible .el-select-dropdown__item')
-				.filter({ hasText: choice })
-				.first()
-				.click();
+			await choices.filter({ hasText: choice }).first().click();
+			// Closed before the next dropdown opens, or its choices would be read for the next one.
+			await choices.first().waitFor({ state: 'hidden', timeout: 10_000 });
 		};
 		await choose('windowClosed', 'Send a Template Instead');
 		await testId('parameter-input-fallbackTemplateName').scrollIntoViewIfNeeded();
