@@ -68,6 +68,16 @@ async function executeStep(expected: RegExp): Promise<string> {
 	return await outputText();
 }
 
+/** A new workflow started from one of our trigger's events in the picker: its panel opens. */
+async function startWithTrigger(event: string): Promise<void> {
+	await page.goto(`${n8n.url}/workflow/new`, { waitUntil: 'domcontentloaded' });
+	await testId('canvas-add-button').click();
+	await search('Messaging CRM');
+	await item('Messaging CRM').click();
+	await item(event).click();
+	await testId('ndv').waitFor({ timeout: 30_000 });
+}
+
 /** The "+" after a node, the picker searched, our node and one of its actions: its panel opens. */
 async function addAfter(nodeName: string, searchText: string, action: string): Promise<void> {
 	const node = canvasNode(nodeName);
@@ -260,12 +270,7 @@ describe(`a no-code builder's first workflow in the editor of n8n ${N8N_VERSION}
 	});
 
 	it('the trigger from the picker: Pool Became Low, pools in words, a Docs link that survives the tracking parameter, a test event that says it is a sample', async () => {
-		await page.goto(`${n8n.url}/workflow/new`, { waitUntil: 'domcontentloaded' });
-		await testId('canvas-add-button').click();
-		await search('Messaging CRM');
-		await item('Messaging CRM').click();
-		await item('On pool became low').click();
-		await testId('ndv').waitFor({ timeout: 30_000 });
+		await startWithTrigger('On pool became low');
 		expect(await testId('parameter-input-events').innerText()).toContain('Pool Became Low');
 		const pools = await choicesOf(page, 'poolIds');
 		expect(pools.map((p) => p.split('\n')[0])).toEqual([
@@ -290,12 +295,7 @@ describe(`a no-code builder's first workflow in the editor of n8n ${N8N_VERSION}
 	});
 
 	it('the trigger for template approvals: On template approved from the picker, a sample of an approved template', async () => {
-		await page.goto(`${n8n.url}/workflow/new`, { waitUntil: 'domcontentloaded' });
-		await testId('canvas-add-button').click();
-		await search('Messaging CRM');
-		await item('Messaging CRM').click();
-		await item('On template approved').click();
-		await testId('ndv').waitFor({ timeout: 30_000 });
+		await startWithTrigger('On template approved');
 		expect(await testId('parameter-input-events').innerText()).toContain('Template Approved');
 		expect(await valueOf('agentId')).toBe('(All Agents)');
 		await executeStep(/A sample for building the workflow[\s\S]*\(en\): APPROVED/);

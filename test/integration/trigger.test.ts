@@ -421,6 +421,14 @@ describe('Messaging CRM Trigger: each issued code, with its customer', () => {
 		env.sandbox
 			.requests()
 			.filter((r) => r.method === 'GET' && /^\/promo-pools\/[^/]+\/codes/.test(r.path)).length;
+	const uploadCodes = async (poolId: string, prefix: string, count: number) =>
+		await env.ok({
+			resource: 'promoCode',
+			operation: 'upload',
+			poolId: byId(poolId),
+			codesFrom: 'list',
+			codes: Array.from({ length: count }, (_, i) => `${prefix}-${i}`).join('\n'),
+		});
 	const issuedRows = (poolId: string) =>
 		env.sandbox.store.promoPools.get(poolId)!.rows.filter((r) => r.issued_at && !r.revoked_at);
 
@@ -466,13 +474,7 @@ describe('Messaging CRM Trigger: each issued code, with its customer', () => {
 		[10_000, 21],
 	])('%i new codes: %i page(s) of 500, in one poll within the budget', async (count, pages) => {
 		const pool = DEMO.welcomePool;
-		await env.ok({
-			resource: 'promoCode',
-			operation: 'upload',
-			poolId: byId(pool),
-			codesFrom: 'list',
-			codes: Array.from({ length: count }, (_, i) => `BULK-${i}`).join('\n'),
-		});
+		await uploadCodes(pool, 'BULK', count);
 		const trigger = await codesTrigger({ poolIds: [pool] });
 		await trigger.poll();
 		env.sandbox.clearRequests();
@@ -492,13 +494,7 @@ describe('Messaging CRM Trigger: each issued code, with its customer', () => {
 		// Budget 2 (half of 4): the pools, then one page of codes; windows of a second keep it quick.
 		env.sandbox.rateLimit = { ...env.sandbox.rateLimit, limit: 4, windowMs: 1_000 };
 		const pool = DEMO.welcomePool;
-		await env.ok({
-			resource: 'promoCode',
-			operation: 'upload',
-			poolId: byId(pool),
-			codesFrom: 'list',
-			codes: Array.from({ length: 1_200 }, (_, i) => `MANY-${i}`).join('\n'),
-		});
+		await uploadCodes(pool, 'MANY', 1_200);
 		const trigger = await codesTrigger({ poolIds: [pool] });
 		await trigger.poll();
 		await trigger.poll(); // learns the limit from the headers
