@@ -56,7 +56,8 @@ const FAMILIES = {
 };
 const isDealEvent = (event: string) => FAMILIES.deals.includes(event);
 const isTemplateEvent = (event: string) => FAMILIES.templates.includes(event);
-const watches = (s: Settings, family: keyof typeof FAMILIES) => s.watch.split('+').includes(family);
+const watches = (s: Pick<Settings, 'watch'>, family: keyof typeof FAMILIES) =>
+	s.watch.split('+').includes(family);
 
 /** The events picked: version 1 in the list of its Watch, since version 2 in one list. */
 function readEvents(ctx: IPollFunctions): { watch: Settings['watch']; picked: string[] } {
@@ -75,15 +76,16 @@ function readEvents(ctx: IPollFunctions): { watch: Settings['watch']; picked: st
 function readSettings(ctx: IPollFunctions): Settings {
 	const { watch, picked } = readEvents(ctx);
 	const options = ctx.getNodeParameter('options', {}) as IDataObject;
-	const family = (name: keyof typeof FAMILIES) => watch.split('+').includes(name);
-	const pools = family('pools');
-	const deals = family('deals');
+	const pools = watches({ watch }, 'pools');
+	const deals = watches({ watch }, 'deals');
 	const settings: Settings = {
 		watch,
 		events: [...picked].sort(),
 		picked,
 		agentId:
-			pools || family('templates') ? String(ctx.getNodeParameter('agentId', '') ?? '').trim() : '',
+			pools || watches({ watch }, 'templates')
+				? String(ctx.getNodeParameter('agentId', '') ?? '').trim()
+				: '',
 		poolIds: pools ? [...((ctx.getNodeParameter('poolIds', []) as string[]) ?? [])].sort() : [],
 		customerIds: deals ? parseCustomerIds(ctx.getNodeParameter('customerIds', '')) : [],
 		pipelineId: deals ? String(ctx.getNodeParameter('pipelineId', '') ?? '').trim() : '',

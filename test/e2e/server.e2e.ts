@@ -14,7 +14,7 @@ import { demoPersonId, seedDemoPeople } from '../sandbox/demo';
 import { DEMO } from '../sandbox/store';
 import { openEditor, optionsOf } from './browser';
 import { ensureN8n, N8N_VERSION, prepareUserFolder, ROOT, startN8n } from './n8n';
-import { executeInEditor, until } from './rest';
+import { executeInEditor, executions, until } from './rest';
 import type { WorkflowJson } from './setup';
 import {
 	AGENT_WORKFLOW_ID,
@@ -128,12 +128,8 @@ describe(`a running n8n ${N8N_VERSION}`, () => {
 		expect(
 			sandbox.store.promoPools.get(DEMO.vipPool)!.rows.filter((r) => r.code.startsWith('RESTOCK-')),
 		).toHaveLength(25);
-		const response = await fetch(
-			`${n8n.url}/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId: 'mcrmRestockFlow01' }))}`,
-			{ headers: { cookie } },
-		);
-		const body = (await response.json()) as { data: { results: Array<{ status: string }> } };
-		expect(body.data.results.map((e) => e.status)).toEqual(['success']);
+		const ran = await executions({ url: n8n.url, cookie }, 'mcrmRestockFlow01');
+		expect(ran.map((e) => e.status)).toEqual(['success']);
 	});
 
 	it('runs example 5 once a template it created is approved: the template goes to Anna on WhatsApp', async () => {
@@ -164,12 +160,8 @@ describe(`a running n8n ${N8N_VERSION}`, () => {
 		const after = templatePolls();
 		await until('one more poll', () => templatePolls() > after, 90_000);
 		expect(sentToAnna()).toHaveLength(1);
-		const response = await fetch(
-			`${n8n.url}/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId: 'mcrmTemplateFlow1' }))}`,
-			{ headers: { cookie } },
-		);
-		const body = (await response.json()) as { data: { results: Array<{ status: string }> } };
-		expect(body.data.results.map((e) => e.status)).toEqual(['success']);
+		const ran = await executions({ url: n8n.url, cookie }, 'mcrmTemplateFlow1');
+		expect(ran.map((e) => e.status)).toEqual(['success']);
 	});
 
 	it('sends the template instead of the text when the window is closed, once across two runs from the editor', async () => {
