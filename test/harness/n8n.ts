@@ -11,6 +11,7 @@ import {
 	LoadOptionsContext,
 	PackageDirectoryLoader,
 	RoutingNode,
+	SupplyDataContext,
 	WorkflowExecute,
 } from 'n8n-core';
 import type {
@@ -19,6 +20,7 @@ import type {
 	ICredentialType,
 	IDataObject,
 	IExecuteData,
+	IExecuteFunctions,
 	IHttpRequestOptions,
 	INode,
 	INodeCredentialsDetails,
@@ -381,6 +383,99 @@ export async function runNode(options: {
 		error: task?.error ?? run.data.resultData.error,
 		run,
 	};
+}
+
+/** The node that asks for a tool run: n8n's MCP Server Trigger, or the AI Agent. */
+export const TOOL_CALLERS = {
+	mcp: { name: 'MCP Server Trigger', type: '@n8n/n8n-nodes-langchain.mcpTrigger', typeVersion: 2 },
+	agent: { name: 'AI Agent', type: '@n8n/n8n-nodes-langchain.agent', typeVersion: 3.1 },
+};
+
+/**
+ * Runs the node's tool variant as n8n runs it for the node that asked for the tool: in a
+ * SupplyDataContext whose caller is that node, the tool's arguments as the input item (n8n's
+ * queue-mode worker, `JobProcessor.invokeTool`, does exactly this for the MCP Server Trigger; in a
+ * single process n8n builds the same context). What the node returned, or what it threw.
+ */
+export async function runAsToolFor(
+	caller: keyof typeof TOOL_CALLERS,
+	options: {
+		parameters: INodeParameters;
+		credentials: CrmCredentials;
+		args: IDataObject;
+		node?: Partial<INode>;
+	},
+): Promise<{ items: INodeExecutionData[]; error?: Error }> {
+	const loadedPackage = await loadPackage();
+	const parent: INode = {
+		...TOOL_CALLERS[caller],
+		id: 'b7a0c1d2-0000-4000-8000-0000000000c0',
+		position: [0, 0],
+		parameters: {},
+	};
+	const tool = crmNode(options.parameters, {
+		name: 'Send_text',
+		type: `${NODE_TYPE}Tool`,
+		...options.node,
+	});
+	// The caller's own type is n8n's, not this package's: the workflow only needs to know it exists.
+	const nodeTypes: INodeTypes = {
+		...loadedPackage.nodeTypes,
+		getByNameAndVersion: (name, version) =>
+			name === parent.type
+				? ({ description: { inputs: [], outputs: [], properties: [] } } as unknown as INodeType)
+				: loadedPackage.nodeTypes.getByNameAndVersion(name, version),
+	};
+	const workflow = new Workflow({
+		id: 'test-workflow',
+		nodes: [parent, tool],
+		connections: { [tool.name]: { ai_tool: [[{ node: parent.name, type: 'ai_tool', index: 0 }]] } },
+		active: false,
+		nodeTypes,
+	});
+	const helper = new TestCredentialsHelper(loadedPackage.credentialTypes, {
+		[CREDENTIAL_TYPE]: options.credentials as unknown as ICredentialDataDecryptedObject,
+	});
+	const input = [[{ json: options.args }]];
+	const runExecutionData = {
+		version: 1,
+		startData: {},
+		resultData: { runData: {} },
+		executionData: {
+			contextData: {},
+			nodeExecutionStack: [],
+			metadata: {},
+			waitingExecution: {},
+			waitingExecutionSource: {},
+		},
+	} as unknown as IRunExecutionData;
+	const context = new SupplyDataContext(
+		workflow,
+		tool,
+		additionalData(helper),
+		'webhook',
+		runExecutionData,
+		0,
+		input[0],
+		{ main: input },
+		'ai_tool',
+		{ node: tool, data: { main: input }, source: null },
+		[],
+		undefined,
+		parent,
+	);
+	context.addInputData('ai_tool', input);
+	const type = nodeTypes.getByNameAndVersion(tool.type, 1) as INodeType;
+	try {
+		const result = (await type.execute?.call(
+			context as unknown as IExecuteFunctions,
+		)) as INodeExecutionData[][];
+		assertNoSecret(options.credentials.apiKey, result, logLines.splice(0).join('\n'));
+		return { items: result[0] ?? [] };
+	} catch (error) {
+		assertNoSecret(options.credentials.apiKey, error, logLines.splice(0).join('\n'));
+		return { items: [], error: error as Error };
+	}
 }
 
 /** Calls a loadOptions or listSearch method of the node as the editor does. */

@@ -3,12 +3,13 @@
  * (`messagingCrmTool`), through n8n's engine against the sandbox. A failure must come back as the
  * tool's answer, saying what it means (n8n 1.x would otherwise stop the workflow), and no items
  * must not reach the model as an empty string. The same runs as the plain node show what changes
- * and what does not.
+ * and what does not. For an MCP client (n8n's MCP Server Trigger) a failure is thrown instead, the
+ * only way n8n tells that client `isError: true`.
  */
 import type { INodeParameters } from 'n8n-workflow';
 
 import { byId, byMode, useSandbox } from '../harness/fixtures';
-import { NODE_TYPE } from '../harness/n8n';
+import { NODE_TYPE, runAsToolFor } from '../harness/n8n';
 
 const env = useSandbox();
 const AS_TOOL = { node: { type: `${NODE_TYPE}Tool`, name: 'Send_text' } };
@@ -143,5 +144,73 @@ describe('As a tool of the AI Agent', () => {
 			AS_TOOL,
 		);
 		expect(tool.items.map((i) => i.json.id)).toEqual([id]);
+	});
+});
+
+describe("For an MCP client: the tool run n8n's MCP Server Trigger asks for", () => {
+	const asTool = async (
+		caller: 'mcp' | 'agent',
+		parameters: INodeParameters,
+		args: Record<string, unknown> = {},
+		node = {},
+	) => await runAsToolFor(caller, { parameters, credentials: env.creds(), args, node });
+
+	it('a refused send is thrown with the text the agent reads (message, hint, details); the agent, in the same context, gets the item', async () => {
+		const id = await blockedCustomer();
+		const agent = await asTool('agent', send(id));
+		expect(agent.error).toBeUndefined();
+		const answer = agent.items[0].json;
+		expect(answer.error).toMatch(
+			/^recipient_unreachable: .*\. Nothing was sent: the customer blocked/,
+		);
+		const mcp = await asTool('mcp', send(id));
+		expect(mcp.items).toEqual([]);
+		expect(mcp.error?.constructor.name).toBe('NodeOperationError');
+		// Each try leaves its own failed message in the CRM dialog: only its ID differs.
+		const sameMessage = (text: string) => text.replace(/"message_id":"[^"]+"/, '"message_id":"…"');
+		expect(sameMessage(String(mcp.error?.message))).toBe(
+			sameMessage(`${String(answer.error)}\n\nDetails: ${JSON.stringify(answer.details)}`),
+		);
+		expect(answer.details).toMatchObject({ code: 'recipient_unreachable', httpCode: 409 });
+	});
+
+	it('whatever On Error says: Continue and Stop Workflow both throw, so the client still learns it failed', async () => {
+		const id = await blockedCustomer();
+		for (const onError of ['continueRegularOutput', 'stopWorkflow'] as const) {
+			const mcp = await asTool('mcp', send(id), {}, { onError });
+			expect(mcp.error?.message).toMatch(/^recipient_unreachable: /);
+		}
+	});
+
+	it('bad arguments from the client are thrown before any request, naming the field and the fix', async () => {
+		const before = env.sandbox.requests().length;
+		const mcp = await asTool('mcp', send("={{ $fromAI('customer_id') }}"), {
+			customer_id: '+15550180001',
+		});
+		expect(mcp.error?.message).toMatch(
+			/^Item 1: "Customer" must be a customer ID \(a UUID\), got "\+15550180001"\. .*By Phone/,
+		);
+		expect(env.sandbox.requests().length).toBe(before);
+	});
+
+	it('a send that goes through and a search with no match are answers, not failures', async () => {
+		const [c] = await env.ok({
+			resource: 'customer',
+			operation: 'upsert',
+			phone: '+15550180003',
+			messengersUi: { messenger: [{ type: 'telegram', id: '180003' }] },
+		});
+		const sent = await asTool('mcp', send(String(c.id)));
+		expect(sent.error).toBeUndefined();
+		expect(sent.items[0].json).toMatchObject({ status: 'sent', messenger_type: 'telegram' });
+		const none = await asTool('mcp', {
+			resource: 'customer',
+			operation: 'find',
+			findBy: 'phone',
+			phone: '+15550189999',
+		});
+		expect(none.items.map((i) => i.json)).toEqual([
+			{ results: 0, message: 'Find a customer: nothing matched.' },
+		]);
 	});
 });

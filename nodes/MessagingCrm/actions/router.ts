@@ -12,7 +12,13 @@ import type { Grouping, Operation } from './node.type';
 import { operationOf } from './resources';
 import { rateShareOf } from '../helpers/rateShare';
 import { runsAsTool } from '../helpers/tool';
-import { answersFailure, failureAnswer, nothingMatched } from './tool';
+import {
+	answersFailure,
+	failureAnswer,
+	failureForMcp,
+	nothingMatched,
+	servesMcpClient,
+} from './tool';
 
 function operationFor(ctx: IExecuteFunctions): Operation {
 	const resource = ctx.getNodeParameter('resource', 0) as string;
@@ -47,7 +53,8 @@ function checkRateShare(ctx: IExecuteFunctions): void {
 /**
  * Runs one unit of work (an item, or a group of items) and pairs what it returns; a failure
  * becomes exactly one error item paired the same way, or stops the node without Continue on fail
- * (as an AI Agent's tool, the error item is the tool's answer: see tool.ts).
+ * (as an AI Agent's tool, the error item is the tool's answer; for an MCP client it is thrown: see
+ * tool.ts).
  */
 async function attempt(
 	ctx: IExecuteFunctions,
@@ -59,6 +66,7 @@ async function attempt(
 		return (await work()).map((json) => ({ json, pairedItem }));
 	} catch (caught) {
 		const error = asNodeError(ctx, caught, firstItem);
+		if (servesMcpClient(ctx)) throw failureForMcp(ctx, error);
 		if (answersFailure(ctx)) return [{ json: failureAnswer(error), pairedItem }];
 		if (!ctx.continueOnFail()) throw error;
 		return [{ json: errorItem(error), pairedItem }];
