@@ -28,7 +28,13 @@ import path from 'path';
 import type { N8nOptions } from '../e2e/n8n';
 import { ensureN8n, N8N_VERSION, prepareUserFolder, ROOT, startN8n } from '../e2e/n8n';
 import { startQueueStack } from '../e2e/queue';
-import { exampleWorkflows, importCredential, importWorkflows, setupOwner } from '../e2e/setup';
+import {
+	exampleWorkflows,
+	importCredential,
+	importMcpToken,
+	importWorkflows,
+	setupOwner,
+} from '../e2e/setup';
 import { DEMO_API_KEY } from '../sandbox/cli';
 import { seedDemoPeople } from '../sandbox/demo';
 import type { Sandbox } from '../sandbox/server';
@@ -43,6 +49,8 @@ const REDIS_PORT = Number(process.env.DEV_REDIS_PORT ?? 6390);
 const MODERATE_AFTER_MS = Number(process.env.SANDBOX_MODERATE_AFTER_MS ?? 30_000);
 const EMAIL = 'demo@example.com';
 const PASSWORD = 'Demo-password-1';
+/** The bearer token of example 6's MCP Server Trigger (a demo value, like the sandbox's key). */
+const DEMO_MCP_TOKEN = 'mcrm-demo-mcp-client-token';
 const QUEUE = process.argv.includes('--queue');
 const CLEAN = process.argv.includes('--clean');
 const HOME = path.resolve(
@@ -180,6 +188,7 @@ async function main() {
 		if (!firstRun) return;
 		say('Importing the "Messaging CRM sandbox" credential and the example workflows...');
 		await importCredential(options, { baseUrl: sandboxUrl, apiKey: DEMO_API_KEY });
+		await importMcpToken(options, DEMO_MCP_TOKEN);
 		await importWorkflows(options, exampleWorkflows());
 	};
 	let url: string;
@@ -237,7 +246,10 @@ async function main() {
 	say('');
 	say(`n8n is ready: ${url}  (log in as ${EMAIL} / ${PASSWORD})`);
 	say(
-		'The Messaging CRM nodes, a credential pointing at the sandbox and five example workflows are there.',
+		'The Messaging CRM nodes, a credential pointing at the sandbox and six example workflows are there.',
+	);
+	say(
+		`"MCP server": once published, MCP clients reach its tools at ${url}/mcp/messaging-crm with the bearer token ${DEMO_MCP_TOKEN}.`,
 	);
 	say(
 		'"AI agent answers a customer" needs a model: open its OpenAI Chat Model node and create an OpenAI credential (any OpenAI-compatible Base URL works).',

@@ -131,6 +131,17 @@ export async function importCredential(
 	]);
 }
 
+/** The bearer credential example 6's MCP Server Trigger asks its clients for. */
+export const MCP_WORKFLOW_ID = 'mcrmMcpServer001';
+export const MCP_BEARER_CREDENTIAL = { id: 'mcrmMcpBearer01', name: 'MCP clients (demo token)' };
+
+/** Imports the bearer token MCP clients must send to example 6's MCP Server Trigger. */
+export async function importMcpToken(options: N8nOptions, token: string): Promise<void> {
+	await importCredentials(options, [
+		{ ...MCP_BEARER_CREDENTIAL, type: 'httpBearerAuth', data: { token } },
+	]);
+}
+
 export async function importWorkflows(
 	options: N8nOptions,
 	workflows: WorkflowJson[],

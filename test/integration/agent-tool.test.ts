@@ -6,7 +6,7 @@
  * and what does not. For an MCP client (n8n's MCP Server Trigger) a failure is thrown instead, the
  * only way n8n tells that client `isError: true`.
  */
-import type { INodeParameters } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { byId, byMode, useSandbox } from '../harness/fixtures';
 import { NODE_TYPE, runAsToolFor } from '../harness/n8n';
@@ -151,7 +151,7 @@ describe("For an MCP client: the tool run n8n's MCP Server Trigger asks for", ()
 	const asTool = async (
 		caller: 'mcp' | 'agent',
 		parameters: INodeParameters,
-		args: Record<string, unknown> = {},
+		args: IDataObject = {},
 		node = {},
 	) => await runAsToolFor(caller, { parameters, credentials: env.creds(), args, node });
 

@@ -1,0 +1,258 @@
+/**
+ * Messaging CRM's tools for any MCP client: example 6 "MCP server" (n8n's MCP Server Trigger with
+ * the five tools of example 4) published in a running n8n 2.x, reached by the official TypeScript
+ * MCP client (`@modelcontextprotocol/sdk`) over streamable HTTP at `/mcp/messaging-crm` with the
+ * example's bearer token, as Claude Desktop, Cursor or any client would. The client records every
+ * byte n8n answered; the sandbox's state proves each effect.
+ */
+import { randomBytes } from 'crypto';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+
+import { assertNoSecret } from '../harness/n8n';
+import type { Sandbox } from '../sandbox/server';
+import { startSandbox } from '../sandbox/server';
+import { DEMO } from '../sandbox/store';
+import { ensureN8n, N8N_VERSION, prepareUserFolder, startN8n } from './n8n';
+import type { WorkflowJson } from './setup';
+import {
+	exampleWorkflows,
+	importCredential,
+	importMcpToken,
+	importWorkflows,
+	MCP_WORKFLOW_ID,
+	privateFolder,
+	privateLog,
+	publishWorkflow,
+} from './setup';
+
+const PORT = 5745;
+const TOKEN = `mcp-e2e-${randomBytes(12).toString('hex')}`;
+
+let sandbox: Sandbox;
+let key: string;
+let stopN8n: (() => Promise<void>) | undefined;
+let endpoint: URL;
+
+const example = () => exampleWorkflows().find((w) => w.id === MCP_WORKFLOW_ID) as WorkflowJson;
+
+/** Everything the client received from n8n: each answer's status, headers and body, as sent. */
+const received: string[] = [];
+const bodies: Array<Promise<void>> = [];
+
+/** fetch as the SDK uses it, keeping a copy of every answer. */
+const recordingFetch: typeof fetch = async (input, init) => {
+	const response = await fetch(input, init);
+	const copy = response.clone();
+	received.push(`${response.status} ${JSON.stringify([...response.headers])}`);
+	bodies.push(
+		copy.text().then(
+			(text) => void received.push(text),
+			() => undefined,
+		),
+	);
+	return response;
+};
+
+/** A connected client; n8n 2.x can answer 404 "not registered" for a moment after its start. */
+async function connect(token = TOKEN): Promise<Client> {
+	const deadline = Date.now() + 60_000;
+	for (;;) {
+		const client = new Client({ name: 'messaging-crm-e2e', version: '1.0.0' });
+		const transport = new StreamableHTTPClientTransport(endpoint, {
+			fetch: recordingFetch,
+			requestInit: { headers: { Authorization: `Bearer ${token}` } },
+		});
+		try {
+			await client.connect(transport);
+			return client;
+		} catch (error) {
+			await client.close().catch(() => undefined);
+			if (!/404|not registered/i.test(String(error)) || Date.now() > deadline) throw error;
+			await new Promise((resolve) => setTimeout(resolve, 500));
+		}
+	}
+}
+
+/** A customer made through the API, with its messengers; returns its ID. */
+async function customer(body: Record<string, unknown>): Promise<string> {
+	const response = await fetch(`${sandbox.url}/customers`, {
+		method: 'POST',
+		headers: { Authorization: `Bearer ${sandbox.mintKey()}`, 'Content-Type': 'application/json' },
+		body: JSON.stringify(body),
+	});
+	const json = (await response.json()) as { id: string };
+	if (!response.ok) throw new Error(`Customer not created: ${JSON.stringify(json)}`);
+	return json.id;
+}
+
+const messagesTo = (id: string) =>
+	[...sandbox.store.messages.values()].filter((m) => m.customer_id === id);
+
+/** The text of a tool result (n8n answers one text part). */
+function textOf(result: unknown): string {
+	const { content } = result as CallToolResult;
+	return content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+}
+
+beforeAll(async () => {
+	sandbox = await startSandbox({ rateLimit: { enabled: false } });
+	// The key the tools use: it reads customers and sends, but may not change deals.
+	key = sandbox.mintKey(['customers:read', 'messages:send', 'messages:template']);
+	await ensureN8n(N8N_VERSION);
+	const options = { userFolder: privateFolder('n8n-e2e-mcp-'), port: PORT };
+	prepareUserFolder(options.userFolder);
+	await importCredential(options, { baseUrl: sandbox.url, apiKey: key });
+	await importMcpToken(options, TOKEN);
+	await importWorkflows(options, [example()]);
+	await publishWorkflow(options, MCP_WORKFLOW_ID);
+	const n8n = await startN8n({ ...options, output: privateLog('n8n-mcp.log') });
+	stopN8n = n8n.stop;
+	endpoint = new URL(`${n8n.url}/mcp/messaging-crm`);
+});
+
+afterAll(async () => {
+	await stopN8n?.();
+	await sandbox?.stop();
+});
+
+describe(`n8n ${N8N_VERSION}: Messaging CRM's tools for an MCP client (example 6, MCP Server Trigger)`, () => {
+	let client: Client;
+	beforeAll(async () => {
+		client = await connect();
+	});
+	afterAll(async () => await client?.close());
+
+	it('refuses a client without the bearer token', async () => {
+		await expect(connect('not-the-token')).rejects.toThrow(/403|401|Authorization/i);
+	});
+
+	it("lists the five tools with the example's names, descriptions and the $fromAI fields as input schemas; sends the server's instructions", async () => {
+		const { tools } = await client.listTools();
+		const byName = Object.fromEntries(tools.map((t: Tool) => [t.name, t]));
+		expect(Object.keys(byName).sort()).toEqual([
+			'Find_customer',
+			'Get_messengers',
+			'Move_deal_to_stage',
+			'Send_order_update_template',
+			'Send_text',
+		]);
+		const fields = (name: string) => Object.keys(byName[name].inputSchema.properties ?? {}).sort();
+		expect(fields('Find_customer')).toEqual(['phone']);
+		expect(fields('Get_messengers')).toEqual(['customer_id']);
+		expect(fields('Send_text')).toEqual(['customer_id', 'messenger', 'text']);
+		expect(fields('Send_order_update_template')).toEqual([
+			'customer_id',
+			'customer_name',
+			'messenger',
+			'order_number',
+		]);
+		expect(fields('Move_deal_to_stage')).toEqual(['customer_id', 'reason', 'stage']);
+		expect(byName.Find_customer.inputSchema.properties?.phone).toMatchObject({
+			type: 'string',
+			description: expect.stringContaining('international format') as string,
+		});
+		for (const node of example().nodes.filter((n) => n.type.endsWith('messagingCrmTool')))
+			expect(byName[node.name.replace(/ /g, '_')].description).toBe(
+				node.parameters.toolDescription,
+			);
+		expect(client.getInstructions()).toContain('do not retry the same call');
+	});
+
+	it('Find and Send: the text is in the sandbox, the answer says so; the same call again sends nothing more', async () => {
+		const id = await customer({
+			full_name: 'Mia Example',
+			phone: '+15550190001',
+			messengers: [{ type: 'telegram', id: 'tg15550190001' }],
+		});
+		const found = await client.callTool({
+			name: 'Find_customer',
+			arguments: { phone: '+15550190001' },
+		});
+		expect(found.isError).toBeFalsy();
+		expect((JSON.parse(textOf(found)) as Array<{ id: string }>).map((c) => c.id)).toEqual([id]);
+		const call = { customer_id: id, messenger: 'telegram', text: 'Your order 1001 has shipped.' };
+		const sent = await client.callTool({ name: 'Send_text', arguments: call });
+		expect(sent.isError).toBeFalsy();
+		const [message] = JSON.parse(textOf(sent)) as Array<Record<string, unknown>>;
+		expect(message).toMatchObject({ status: 'sent', messenger_type: 'telegram' });
+		expect(messagesTo(id).map((m) => [m.id, m.text])).toEqual([
+			[message.message_id, 'Your order 1001 has shipped.'],
+		]);
+		const again = await client.callTool({ name: 'Send_text', arguments: call });
+		expect(again.isError).toBeFalsy();
+		expect(JSON.parse(textOf(again))).toEqual([
+			expect.objectContaining({ message_id: message.message_id, replayed: true }),
+		]);
+		expect(messagesTo(id)).toHaveLength(1);
+	});
+
+	it('nobody has the phone: an answer in words, not an error', async () => {
+		const none = await client.callTool({
+			name: 'Find_customer',
+			arguments: { phone: '+15550190099' },
+		});
+		expect(none.isError).toBeFalsy();
+		expect(JSON.parse(textOf(none))).toEqual([
+			{ results: 0, message: 'Find a customer: nothing matched.' },
+		]);
+	});
+
+	it('a refused send and a missing scope reach the client as isError: true, with the code, what it means and what to do next', async () => {
+		const id = await customer({
+			full_name: 'Ned Example',
+			phone: '+15550190002',
+			messengers: [{ type: 'telegram', id: 'blocked15550190002' }],
+			placement: { pipeline_id: DEMO.salesPipeline, stage_code: 'new' },
+		});
+		const refused = await client.callTool({
+			name: 'Send_text',
+			arguments: { customer_id: id, messenger: 'telegram', text: 'Hello' },
+		});
+		expect(refused.isError).toBe(true);
+		expect(textOf(refused)).toMatch(
+			/^NodeOperationError: recipient_unreachable: The customer cannot be reached on this messenger\. Nothing was sent: .*Usually final: use another of their messengers/s,
+		);
+		expect(textOf(refused)).toContain('"code":"recipient_unreachable","httpCode":409');
+		expect(messagesTo(id).map((m) => m.status)).toEqual(['failed']);
+		const moved = await client.callTool({
+			name: 'Move_deal_to_stage',
+			arguments: { customer_id: id, stage: 'proposal', reason: 'Asked by the client' },
+		});
+		expect(moved.isError).toBe(true);
+		expect(textOf(moved)).toMatch(/insufficient_scope: .*"customers:write".*Mint a key/s);
+		// Bad arguments are refused before any request, naming the field and the fix.
+		const before = sandbox.requests().length;
+		const bad = await client.callTool({
+			name: 'Get_messengers',
+			arguments: { customer_id: '+15550190002' },
+		});
+		expect(bad.isError).toBe(true);
+		expect(textOf(bad)).toMatch(/"Customer" must be a customer ID \(a UUID\).*By Phone/s);
+		expect(sandbox.requests().length).toBe(before);
+	});
+
+	it('a server that echoes the key in its error: the client gets isError and no key, in anything it received', async () => {
+		sandbox.injectFault({ path: '/customers*', count: 1, kind: 'echo', status: 400 });
+		const echoed = await client.callTool({
+			name: 'Find_customer',
+			arguments: { phone: '+15550190001' },
+		});
+		expect(echoed.isError).toBe(true);
+		expect(textOf(echoed)).toMatch(/bad_request/);
+		// Closing ends the client's standing event stream, whose copy is read to its end too.
+		await client.close();
+		await Promise.all(bodies);
+		expect(received.length).toBeGreaterThan(10);
+		expect(() => assertNoSecret(key, ...received)).not.toThrow();
+		// Planted: the answer the server gave n8n holds the key, and the check catches it there.
+		sandbox.injectFault({ path: '/customers*', count: 1, kind: 'echo', status: 400 });
+		const raw = await fetch(`${sandbox.url}/customers?phone=%2B15550190001`, {
+			headers: { Authorization: `Bearer ${key}` },
+		});
+		const answered = await raw.text();
+		expect(() => assertNoSecret(key, ...received, answered)).toThrow(/leaked/);
+	});
+});
