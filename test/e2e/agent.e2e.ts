@@ -18,6 +18,7 @@ import { executions, until } from './rest';
 import type { WorkflowJson } from './setup';
 import {
 	AGENT_WORKFLOW_ID,
+	apiCustomer,
 	exampleWorkflows,
 	importCredential,
 	importCredentials,
@@ -175,18 +176,6 @@ const requestsFor = (cue: string) =>
 		r.messages.some((m) => m.role === 'user' && JSON.stringify(m.content).includes(cue)),
 	);
 
-/** A customer made through the API, with its messengers; returns its ID. */
-async function customer(body: Record<string, unknown>): Promise<string> {
-	const response = await fetch(`${sandbox.url}/customers`, {
-		method: 'POST',
-		headers: { Authorization: `Bearer ${sandbox.mintKey()}`, 'Content-Type': 'application/json' },
-		body: JSON.stringify(body),
-	});
-	const json = (await response.json()) as { id: string };
-	if (!response.ok) throw new Error(`Customer not created: ${JSON.stringify(json)}`);
-	return json.id;
-}
-
 const messagesTo = (id: string) =>
 	[...sandbox.store.messages.values()].filter((m) => m.customer_id === id);
 
@@ -280,7 +269,7 @@ describe.each([
 	const say = async (message: string) => await chat(session, message);
 
 	it('finds a customer by phone and sends a text: the message is in the sandbox, the answer names it', async () => {
-		const id = await customer({
+		const id = await apiCustomer(sandbox, {
 			full_name: 'Ann Example',
 			phone: phone(1),
 			messengers: [{ type: 'telegram', id: `tg${phone(1).slice(1)}` }],
@@ -321,7 +310,7 @@ describe.each([
 	});
 
 	it('the window is closed: reads the messengers, sees can_send_freeform false, sends the approved template', async () => {
-		const id = await customer({
+		const id = await apiCustomer(sandbox, {
 			full_name: 'Ben Example',
 			phone: phone(2),
 			messengers: [{ type: 'whatsapp', id: phone(2).slice(1) }],
@@ -342,7 +331,7 @@ describe.each([
 	});
 
 	it('a send refused as recipient_unreachable comes back to the agent as a readable result; the workflow goes on', async () => {
-		const id = await customer({
+		const id = await apiCustomer(sandbox, {
 			full_name: 'Cy Example',
 			phone: phone(3),
 			messengers: [{ type: 'telegram', id: `blocked${phone(3).slice(1)}` }],
@@ -363,7 +352,7 @@ describe.each([
 	});
 
 	it('a missing scope comes back the same way, and the deal stays where it was', async () => {
-		const id = await customer({
+		const id = await apiCustomer(sandbox, {
 			full_name: 'Dee Example',
 			phone: phone(4),
 			messengers: [{ type: 'telegram', id: `tg${phone(4).slice(1)}` }],

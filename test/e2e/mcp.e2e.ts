@@ -7,17 +7,18 @@
  */
 import { randomBytes } from 'crypto';
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 
 import { assertNoSecret } from '../harness/n8n';
 import type { Sandbox } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
 import { DEMO } from '../sandbox/store';
+import { connectMcp, mcpEndpoint, textOf } from './mcp';
 import { ensureN8n, N8N_VERSION, prepareUserFolder, startN8n } from './n8n';
 import type { WorkflowJson } from './setup';
 import {
+	apiCustomer,
 	exampleWorkflows,
 	importCredential,
 	importMcpToken,
@@ -56,46 +57,8 @@ const recordingFetch: typeof fetch = async (input, init) => {
 	return response;
 };
 
-/** A connected client; n8n 2.x can answer 404 "not registered" for a moment after its start. */
-async function connect(token = TOKEN): Promise<Client> {
-	const deadline = Date.now() + 60_000;
-	for (;;) {
-		const client = new Client({ name: 'messaging-crm-e2e', version: '1.0.0' });
-		const transport = new StreamableHTTPClientTransport(endpoint, {
-			fetch: recordingFetch,
-			requestInit: { headers: { Authorization: `Bearer ${token}` } },
-		});
-		try {
-			await client.connect(transport);
-			return client;
-		} catch (error) {
-			await client.close().catch(() => undefined);
-			if (!/404|not registered/i.test(String(error)) || Date.now() > deadline) throw error;
-			await new Promise((resolve) => setTimeout(resolve, 500));
-		}
-	}
-}
-
-/** A customer made through the API, with its messengers; returns its ID. */
-async function customer(body: Record<string, unknown>): Promise<string> {
-	const response = await fetch(`${sandbox.url}/customers`, {
-		method: 'POST',
-		headers: { Authorization: `Bearer ${sandbox.mintKey()}`, 'Content-Type': 'application/json' },
-		body: JSON.stringify(body),
-	});
-	const json = (await response.json()) as { id: string };
-	if (!response.ok) throw new Error(`Customer not created: ${JSON.stringify(json)}`);
-	return json.id;
-}
-
 const messagesTo = (id: string) =>
 	[...sandbox.store.messages.values()].filter((m) => m.customer_id === id);
-
-/** The text of a tool result (n8n answers one text part). */
-function textOf(result: unknown): string {
-	const { content } = result as CallToolResult;
-	return content.map((part) => (part.type === 'text' ? part.text : '')).join('');
-}
 
 beforeAll(async () => {
 	sandbox = await startSandbox({ rateLimit: { enabled: false } });
@@ -110,7 +73,7 @@ beforeAll(async () => {
 	await publishWorkflow(options, MCP_WORKFLOW_ID);
 	const n8n = await startN8n({ ...options, output: privateLog('n8n-mcp.log') });
 	stopN8n = n8n.stop;
-	endpoint = new URL(`${n8n.url}/mcp/messaging-crm`);
+	endpoint = mcpEndpoint(n8n.url);
 });
 
 afterAll(async () => {
@@ -121,12 +84,12 @@ afterAll(async () => {
 describe(`n8n ${N8N_VERSION}: Messaging CRM's tools for an MCP client (example 6, MCP Server Trigger)`, () => {
 	let client: Client;
 	beforeAll(async () => {
-		client = await connect();
+		client = await connectMcp(endpoint, TOKEN, recordingFetch);
 	});
 	afterAll(async () => await client?.close());
 
 	it('refuses a client without the bearer token', async () => {
-		await expect(connect('not-the-token')).rejects.toThrow(/403|401|Authorization/i);
+		await expect(connectMcp(endpoint, 'not-the-token')).rejects.toThrow(/403|401|Authorization/i);
 	});
 
 	it("lists the five tools with the example's names, descriptions and the $fromAI fields as input schemas; sends the server's instructions", async () => {
@@ -162,7 +125,7 @@ describe(`n8n ${N8N_VERSION}: Messaging CRM's tools for an MCP client (example 6
 	});
 
 	it('Find and Send: the text is in the sandbox, the answer says so; the same call again sends nothing more', async () => {
-		const id = await customer({
+		const id = await apiCustomer(sandbox, {
 			full_name: 'Mia Example',
 			phone: '+15550190001',
 			messengers: [{ type: 'telegram', id: 'tg15550190001' }],
@@ -201,7 +164,7 @@ describe(`n8n ${N8N_VERSION}: Messaging CRM's tools for an MCP client (example 6
 	});
 
 	it('a refused send and a missing scope reach the client as isError: true, with the code, what it means and what to do next', async () => {
-		const id = await customer({
+		const id = await apiCustomer(sandbox, {
 			full_name: 'Ned Example',
 			phone: '+15550190002',
 			messengers: [{ type: 'telegram', id: 'blocked15550190002' }],

@@ -11,6 +11,7 @@ import { startSandbox } from '../sandbox/server';
 import { perFullWindow } from '../harness/windows';
 import { DEMO } from '../sandbox/store';
 import { SENDS, UPSERTS } from './listWorkflows';
+import { connectMcp, mcpEndpoint, textOf } from './mcp';
 import { ensureN8n, N8N_VERSION, ROOT } from './n8n';
 import type { QueueStack } from './queue';
 import { startQueueStack } from './queue';
@@ -18,9 +19,12 @@ import type { ExecutionSummary, Session } from './rest';
 import { executions, retryExecution, triggerWebhook, until } from './rest';
 import type { WorkflowJson } from './setup';
 import {
+	apiCustomer,
 	exampleWorkflows,
 	importCredential,
+	importMcpToken,
 	importWorkflows,
+	MCP_WORKFLOW_ID,
 	privateLog,
 	publishWorkflow,
 	setupOwner,
@@ -30,6 +34,7 @@ import {
 const LIMIT = 120;
 const WINDOW_MS = 6000;
 const log = privateLog('n8n-queue.log');
+const MCP_TOKEN = 'queue-e2e-mcp-token';
 
 let sandbox: Sandbox;
 let stack: QueueStack;
@@ -61,8 +66,11 @@ beforeAll(async () => {
 		},
 		async (cli) => {
 			await importCredential(cli, { baseUrl: sandbox.url, apiKey });
-			await importWorkflows(cli, [SENDS, UPSERTS, restockWorkflow()]);
-			for (const id of [SENDS.id, UPSERTS.id, 'mcrmRestockFlow01']) await publishWorkflow(cli, id);
+			await importMcpToken(cli, MCP_TOKEN);
+			const mcp = exampleWorkflows().find((w) => w.id === MCP_WORKFLOW_ID) as WorkflowJson;
+			await importWorkflows(cli, [SENDS, UPSERTS, restockWorkflow(), mcp]);
+			for (const id of [SENDS.id, UPSERTS.id, 'mcrmRestockFlow01', MCP_WORKFLOW_ID])
+				await publishWorkflow(cli, id);
 		},
 	);
 	session = { url: stack.url, cookie: await setupOwner(stack.url) };
@@ -162,6 +170,50 @@ describe(`n8n ${N8N_VERSION} in queue mode: main and 2 workers, PostgreSQL and R
 		);
 		expect(sentTo(ids)).toEqual(ids.map(() => 1));
 	}, 300_000);
+
+	it('an MCP client of main (example 6): each tool call runs on a worker, and a refusal still arrives as isError: true with the hint', async () => {
+		sandbox.setRateLimit({ enabled: false });
+		const id = await apiCustomer(sandbox, {
+			full_name: 'Queue MCP',
+			phone: '+15550200001',
+			messengers: [{ type: 'telegram', id: 'blocked15550200001' }],
+		});
+		const before = new Set((await executions(session, MCP_WORKFLOW_ID)).map((e) => e.id));
+		const client = await connectMcp(mcpEndpoint(stack.url), MCP_TOKEN);
+		try {
+			const found = await client.callTool({
+				name: 'Find_customer',
+				arguments: { phone: '+15550200001' },
+			});
+			expect(found.isError).toBeFalsy();
+			expect((JSON.parse(textOf(found)) as Array<{ id: string }>).map((c) => c.id)).toEqual([id]);
+			const refused = await client.callTool({
+				name: 'Send_text',
+				arguments: { customer_id: id, messenger: 'telegram', text: 'Hello' },
+			});
+			expect(refused.isError).toBe(true);
+			// The worker passes on the error's message alone, as {"error": {"message", "name"}}.
+			const { error } = JSON.parse(textOf(refused)) as { error: { message: string } };
+			expect(error.message).toMatch(
+				/^recipient_unreachable: .*Usually final: use another of their messengers.*\n\nDetails: \{.*"code":"recipient_unreachable"/s,
+			);
+		} finally {
+			await client.close();
+		}
+		let ran: ExecutionSummary[] = [];
+		await until(
+			'the two tool calls as executions',
+			async () => {
+				ran = (await executions(session, MCP_WORKFLOW_ID)).filter((e) => !before.has(e.id));
+				return ran.length >= 2 && ran.every((e) => !['running', 'new'].includes(e.status));
+			},
+			60_000,
+		);
+		expect(ran.map((e) => started.get(e.id))).toEqual([
+			expect.stringMatching(/^worker-[12]$/),
+			expect.stringMatching(/^worker-[12]$/),
+		]);
+	});
 
 	it('the polling trigger on main keeps its state in PostgreSQL: a pool change is emitted once, across a restart of main', async () => {
 		sandbox.setRateLimit({ enabled: false });

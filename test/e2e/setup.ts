@@ -3,6 +3,7 @@ import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFi
 import { tmpdir } from 'os';
 import path from 'path';
 
+import type { Sandbox } from '../sandbox/server';
 import type { N8nOptions } from './n8n';
 import { n8nCli } from './n8n';
 
@@ -156,6 +157,21 @@ export async function publishWorkflow(options: N8nOptions, id: string): Promise<
 	if (options.version?.startsWith('1.'))
 		await cli(['update:workflow', `--id=${id}`, '--active=true'], options);
 	else await cli(['publish:workflow', `--id=${id}`], options);
+}
+
+/** A customer made through the sandbox's API, with its messengers; returns its ID. */
+export async function apiCustomer(
+	sandbox: Sandbox,
+	body: Record<string, unknown>,
+): Promise<string> {
+	const response = await fetch(`${sandbox.url}/customers`, {
+		method: 'POST',
+		headers: { Authorization: `Bearer ${sandbox.mintKey()}`, 'Content-Type': 'application/json' },
+		body: JSON.stringify(body),
+	});
+	const json = (await response.json()) as { id: string };
+	if (!response.ok) throw new Error(`Customer not created: ${JSON.stringify(json)}`);
+	return json.id;
 }
 
 /** Creates the owner account so the editor can be logged into; returns the auth cookie. */

@@ -1,0 +1,41 @@
+/** An MCP client of n8n's MCP Server Trigger, as the end-to-end tests connect one. */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+/** Where example 6's MCP Server Trigger listens once published. */
+export const mcpEndpoint = (n8nUrl: string) => new URL(`${n8nUrl}/mcp/messaging-crm`);
+
+/**
+ * A client connected over streamable HTTP with a bearer token, through `fetch` as given (to record
+ * what it receives). n8n 2.x can answer 404 "not registered" for a moment after its start: the
+ * client tries again for a minute.
+ */
+export async function connectMcp(
+	endpoint: URL,
+	token: string,
+	fetchImpl: typeof fetch = fetch,
+): Promise<Client> {
+	const deadline = Date.now() + 60_000;
+	for (;;) {
+		const client = new Client({ name: 'messaging-crm-e2e', version: '1.0.0' });
+		const transport = new StreamableHTTPClientTransport(endpoint, {
+			fetch: fetchImpl,
+			requestInit: { headers: { Authorization: `Bearer ${token}` } },
+		});
+		try {
+			await client.connect(transport);
+			return client;
+		} catch (error) {
+			await client.close().catch(() => undefined);
+			if (!/404|not registered/i.test(String(error)) || Date.now() > deadline) throw error;
+			await new Promise((resolve) => setTimeout(resolve, 500));
+		}
+	}
+}
+
+/** The text of a tool result (n8n answers one text part). */
+export function textOf(result: unknown): string {
+	const { content } = result as CallToolResult;
+	return content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+}
