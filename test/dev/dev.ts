@@ -29,6 +29,7 @@ import type { N8nOptions } from '../e2e/n8n';
 import { ensureN8n, N8N_VERSION, prepareUserFolder, ROOT, startN8n } from '../e2e/n8n';
 import { startQueueStack } from '../e2e/queue';
 import {
+	DEMO_MCP_TOKEN,
 	exampleWorkflows,
 	importCredential,
 	importMcpToken,
@@ -49,8 +50,6 @@ const REDIS_PORT = Number(process.env.DEV_REDIS_PORT ?? 6390);
 const MODERATE_AFTER_MS = Number(process.env.SANDBOX_MODERATE_AFTER_MS ?? 30_000);
 const EMAIL = 'demo@example.com';
 const PASSWORD = 'Demo-password-1';
-/** The bearer token of example 6's MCP Server Trigger (a demo value, like the sandbox's key). */
-const DEMO_MCP_TOKEN = 'mcrm-demo-mcp-client-token';
 const QUEUE = process.argv.includes('--queue');
 const CLEAN = process.argv.includes('--clean');
 const HOME = path.resolve(

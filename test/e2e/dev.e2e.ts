@@ -14,10 +14,11 @@ import path from 'path';
 
 import { alive, descendants, isErrorLine, listening, portInUse } from '../dev/processes';
 import { DEMO_API_KEY } from '../sandbox/cli';
+import { connectMcp, mcpEndpoint } from './mcp';
 import { ensureN8n, N8N_VERSION, NODE24, ROOT } from './n8n';
 import type { Session } from './rest';
 import { executeInEditor, executions, publishInEditor, startInEditor, until } from './rest';
-import { privateFolder, setupOwner } from './setup';
+import { DEMO_MCP_TOKEN, MCP_WORKFLOW_ID, privateFolder, setupOwner } from './setup';
 
 /**
  * A fresh clone's `.cache/dev-queue`, under a folder others may pass through (as a clone's parent
@@ -154,8 +155,15 @@ describe(`npm run dev:queue (n8n ${N8N_VERSION}, PostgreSQL, Redis, 2 workers), 
 			url: `http://localhost:${PORTS.n8n}`,
 			cookie: await setupOwner(`http://localhost:${PORTS.n8n}`),
 		};
-		for (const id of [WELCOME_FLOW, 'mcrmRestockFlow01', 'mcrmProposalFlow1'])
+		for (const id of [WELCOME_FLOW, 'mcrmRestockFlow01', 'mcrmProposalFlow1', MCP_WORKFLOW_ID])
 			await publishInEditor(session, id);
+		// The MCP server example answers a client with the token the start printed.
+		expect(dev.output()).toContain(
+			`reach its tools at ${session.url}/mcp/messaging-crm with the bearer token ${DEMO_MCP_TOKEN}`,
+		);
+		const mcp = await connectMcp(mcpEndpoint(session.url), DEMO_MCP_TOKEN);
+		expect((await mcp.listTools()).tools).toHaveLength(5);
+		await mcp.close();
 		// A visitor submits the published form (fields as n8n's form page posts them).
 		const form = new FormData();
 		for (const [i, value] of [

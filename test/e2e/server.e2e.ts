@@ -21,7 +21,9 @@ import {
 	CREDENTIAL_ID,
 	exampleWorkflows,
 	importCredential,
+	importMcpToken,
 	importWorkflows,
+	MCP_WORKFLOW_ID,
 	privateFolder,
 	privateLog,
 	publishWorkflow,
@@ -92,6 +94,7 @@ beforeAll(async () => {
 	sandbox = await startSandbox();
 	prepareUserFolder(options.userFolder);
 	await importCredential(options, { baseUrl: sandbox.url, apiKey: sandbox.mintKey() });
+	await importMcpToken(options, 'server-e2e-mcp-token');
 	// A customer on WhatsApp who never wrote: the 24-hour window is closed.
 	const silent = sandbox.demoCustomer('Silent WhatsApp customer');
 	sandbox.addMessenger(silent, 'whatsapp', '15550109999');
@@ -257,6 +260,17 @@ describe(`a running n8n ${N8N_VERSION}`, () => {
 			await page.locator('[data-test-id="ndv"]').first().waitFor({ timeout: 30_000 });
 		}
 
+		/** An example workflow in the editor, once every node of it is on the canvas. */
+		async function showWorkflow(id: string) {
+			await page.goto(`${n8n.url}/workflow/${id}`, { waitUntil: 'domcontentloaded' });
+			const workflow = exampleWorkflows().find((w) => w.id === id) as WorkflowJson;
+			for (const node of workflow.nodes)
+				await page
+					.locator(`[data-test-id="canvas-node"][data-node-name="${node.name}"]`)
+					.first()
+					.waitFor({ timeout: 60_000 });
+		}
+
 		it('shows the agent and pipeline dropdowns filled from the sandbox, and saves a screenshot', async () => {
 			await openNode('mcrmWelcomeFlow01', 'Create or update customer');
 			expect(await optionsOf(page, 'agentId')).toEqual([
@@ -273,15 +287,7 @@ describe(`a running n8n ${N8N_VERSION}`, () => {
 		});
 
 		it('shows the AI agent example with its five Messaging CRM tools, and saves screenshots', async () => {
-			await page.goto(`${n8n.url}/workflow/${AGENT_WORKFLOW_ID}`, {
-				waitUntil: 'domcontentloaded',
-			});
-			const agent = exampleWorkflows().find((w) => w.id === AGENT_WORKFLOW_ID) as WorkflowJson;
-			for (const node of agent.nodes)
-				await page
-					.locator(`[data-test-id="canvas-node"][data-node-name="${node.name}"]`)
-					.first()
-					.waitFor({ timeout: 60_000 });
+			await showWorkflow(AGENT_WORKFLOW_ID);
 			await page.screenshot({ path: path.join(SCREENSHOTS, 'agent-workflow.png') });
 			await openNode(AGENT_WORKFLOW_ID, 'Send text');
 			await page
@@ -289,6 +295,11 @@ describe(`a running n8n ${N8N_VERSION}`, () => {
 				.first()
 				.waitFor({ timeout: 30_000 });
 			await page.screenshot({ path: path.join(SCREENSHOTS, 'agent-tool-panel.png') });
+		});
+
+		it('shows the MCP server example, its trigger and five tools, and saves a screenshot', async () => {
+			await showWorkflow(MCP_WORKFLOW_ID);
+			await page.screenshot({ path: path.join(SCREENSHOTS, 'mcp-workflow.png') });
 		});
 
 		it("shows the node's icon on the canvas with no status mark before a run and n8n's own after it, and saves both screenshots", async () => {

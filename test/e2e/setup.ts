@@ -135,6 +135,8 @@ export async function importCredential(
 /** The bearer credential example 6's MCP Server Trigger asks its clients for. */
 export const MCP_WORKFLOW_ID = 'mcrmMcpServer001';
 export const MCP_BEARER_CREDENTIAL = { id: 'mcrmMcpBearer01', name: 'MCP clients (demo token)' };
+/** The token `npm run dev` gives that credential (a demo value, like the sandbox's key). */
+export const DEMO_MCP_TOKEN = 'mcrm-demo-mcp-client-token';
 
 /** Imports the bearer token MCP clients must send to example 6's MCP Server Trigger. */
 export async function importMcpToken(options: N8nOptions, token: string): Promise<void> {
