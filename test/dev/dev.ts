@@ -28,14 +28,18 @@ import path from 'path';
 import type { N8nOptions } from '../e2e/n8n';
 import { ensureN8n, N8N_VERSION, prepareUserFolder, ROOT, startN8n } from '../e2e/n8n';
 import { startQueueStack } from '../e2e/queue';
+import type { WorkflowJson } from '../e2e/setup';
 import {
 	DEMO_MCP_TOKEN,
 	exampleWorkflows,
 	importCredential,
 	importMcpToken,
 	importWorkflows,
+	MCP_WORKFLOW_ID,
 	setupOwner,
+	workflowIds,
 } from '../e2e/setup';
+import { examplesToImport, readyText } from './examples';
 import { DEMO_API_KEY } from '../sandbox/cli';
 import { seedDemoPeople } from '../sandbox/demo';
 import type { Sandbox } from '../sandbox/server';
@@ -182,13 +186,36 @@ async function main() {
 
 	const ready = path.join(HOME, QUEUE ? 'dev-ready' : path.join('.n8n', 'dev-ready'));
 	const firstRun = !existsSync(ready);
+	const examples = exampleWorkflows();
 	const { url: sandboxUrl } = sandbox;
 	const importExamples = async (options: N8nOptions) => {
-		if (!firstRun) return;
-		say('Importing the "Messaging CRM sandbox" credential and the example workflows...');
-		await importCredential(options, { baseUrl: sandboxUrl, apiKey: DEMO_API_KEY });
-		await importMcpToken(options, DEMO_MCP_TOKEN);
-		await importWorkflows(options, exampleWorkflows());
+		if (firstRun) {
+			say('Importing the "Messaging CRM sandbox" credential and the example workflows...');
+			await importCredential(options, { baseUrl: sandboxUrl, apiKey: DEMO_API_KEY });
+			await importMcpToken(options, DEMO_MCP_TOKEN);
+			await importWorkflows(options, examples);
+			return;
+		}
+		// A home made before an example was added gets that example (and its credential); the
+		// workflows it has, changed or not, are left alone.
+		let missing: WorkflowJson[];
+		try {
+			missing = await examplesToImport(
+				examples,
+				readFileSync(ready, 'utf8'),
+				async () => await workflowIds(options),
+			);
+		} catch (error) {
+			say(`Could not tell which example workflows this home lacks: ${String(error)}`);
+			return;
+		}
+		if (missing.length === 0) return;
+		say(
+			`Importing the example workflows added since this home was made: ${missing.map((w) => `"${w.name}"`).join(', ')}...`,
+		);
+		if (missing.some((w) => w.id === MCP_WORKFLOW_ID))
+			await importMcpToken(options, DEMO_MCP_TOKEN);
+		await importWorkflows(options, missing);
 	};
 	let url: string;
 	let processes: () => string[];
@@ -237,10 +264,8 @@ async function main() {
 			},
 		);
 	}
-	if (firstRun) {
-		await setupOwner(url, EMAIL, PASSWORD);
-		writeFileSync(ready, new Date().toISOString());
-	}
+	if (firstRun) await setupOwner(url, EMAIL, PASSWORD);
+	writeFileSync(ready, readyText(examples.map((w) => w.id)), { mode: 0o600 });
 	const here = (file: string) => path.relative(process.cwd(), file);
 	say('');
 	say(`n8n is ready: ${url}  (log in as ${EMAIL} / ${PASSWORD})`);

@@ -19,7 +19,8 @@ import type { WorkflowJson } from './setup';
 import {
 	AGENT_WORKFLOW_ID,
 	apiCustomer,
-	exampleWorkflows,
+	customerMessages,
+	exampleWorkflow,
 	importCredential,
 	importCredentials,
 	importWorkflows,
@@ -176,8 +177,7 @@ const requestsFor = (cue: string) =>
 		r.messages.some((m) => m.role === 'user' && JSON.stringify(m.content).includes(cue)),
 	);
 
-const messagesTo = (id: string) =>
-	[...sandbox.store.messages.values()].filter((m) => m.customer_id === id);
+const messagesTo = (id: string) => customerMessages(sandbox, id);
 
 beforeAll(async () => {
 	sandbox = await startSandbox({ rateLimit: { enabled: false } });
@@ -233,9 +233,7 @@ async function startAgentN8n(
  * it from outside the editor: the chat made public (by webhook), and the model credential chosen.
  */
 function agentWorkflowForTests(version = N8N_VERSION): WorkflowJson {
-	const workflow = structuredClone(
-		exampleWorkflows().find((w) => w.id === AGENT_WORKFLOW_ID),
-	) as WorkflowJson;
+	const workflow = exampleWorkflow(AGENT_WORKFLOW_ID);
 	for (const node of workflow.nodes) {
 		// n8n 1.x has the AI Agent up to version 3 and the Chat Trigger up to 1.4.
 		if (version.startsWith('1.')) {

@@ -51,9 +51,20 @@ const item = (text: string | RegExp) =>
 	page.locator('[data-test-id="item-iterator-item"]').filter({ hasText: text }).first();
 const canvasNode = (name: string) =>
 	page.locator(`[data-test-id="canvas-node"][data-node-name="${name}"]`).first();
-/** What a dropdown or text field shows (its input's value, which innerText leaves out). */
-const valueOf = async (parameter: string) =>
-	await testId(`parameter-input-${parameter}`).locator('input').first().inputValue();
+/**
+ * What a dropdown or text field shows (its input's value, which innerText leaves out), once a
+ * dropdown has loaded its choices (it shows "Loading options..." until then; once read too early).
+ */
+async function valueOf(parameter: string): Promise<string> {
+	const input = testId(`parameter-input-${parameter}`).locator('input').first();
+	const deadline = Date.now() + 30_000;
+	let value = await input.inputValue();
+	while (value.startsWith('Loading options') && Date.now() < deadline) {
+		await page.waitForTimeout(250);
+		value = await input.inputValue();
+	}
+	return value;
+}
 const outputText = async () => await testId('output-panel').innerText();
 
 /** The node picker's search box, emptied and filled. */

@@ -9,16 +9,31 @@
  */
 import type { ChildProcess } from 'child_process';
 import { spawn } from 'child_process';
-import { chmodSync, readdirSync, readFileSync, statSync } from 'fs';
+import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'fs';
 import path from 'path';
 
+import { recordedExamples } from '../dev/examples';
 import { alive, descendants, isErrorLine, listening, portInUse } from '../dev/processes';
 import { DEMO_API_KEY } from '../sandbox/cli';
 import { connectMcp, mcpEndpoint } from './mcp';
 import { ensureN8n, N8N_VERSION, NODE24, ROOT } from './n8n';
 import type { Session } from './rest';
-import { executeInEditor, executions, publishInEditor, startInEditor, until } from './rest';
-import { DEMO_MCP_TOKEN, MCP_WORKFLOW_ID, privateFolder, setupOwner } from './setup';
+import {
+	deleteWorkflow,
+	executeInEditor,
+	executions,
+	publishInEditor,
+	startInEditor,
+	until,
+	workflowExists,
+} from './rest';
+import {
+	DEMO_MCP_TOKEN,
+	exampleWorkflows,
+	MCP_WORKFLOW_ID,
+	privateFolder,
+	setupOwner,
+} from './setup';
 
 /**
  * A fresh clone's `.cache/dev-queue`, under a folder others may pass through (as a clone's parent
@@ -31,6 +46,8 @@ const PORTS = { n8n: 5800, sandbox: 4080, pg: 5459, redis: 6409 };
 /** Every port the stack listens on: main, the workers' health checks and task brokers, PostgreSQL, Redis, the sandbox. */
 const ALL_PORTS = [5800, 5810, 5811, 6830, 6831, PORTS.sandbox, PORTS.pg, PORTS.redis];
 const SAMPLE = 'Try it with a sample submission';
+/** Example 5, deleted to make a home that predates it. */
+const TEMPLATE_FLOW = 'mcrmTemplateFlow1';
 const WELCOME_FLOW = 'mcrmWelcomeFlow01';
 /** The form's path: its trigger's webhookId in workflows/1-form-to-customer.json. */
 const FORM_PATH = '9a1f4c6e-2b7d-4e8a-9c3f-5d6e7f8a9b0c';
@@ -261,11 +278,25 @@ describe(`npm run dev:queue (n8n ${N8N_VERSION}, PostgreSQL, Redis, 2 workers), 
 	it('SIGTERM to npm stops everything; a restart keeps the company and the control token; SIGINT to npm, then Ctrl-C to the group, stop it too', async () => {
 		const token = controlToken(dev!);
 		const customers = (await sandboxState(dev!)).customers.length;
+		// A home made before an example was added: its ready file holds a date, as it did then, and
+		// it lacks example 5. The restart imports that one and leaves the others as they are.
+		await deleteWorkflow(session, TEMPLATE_FLOW);
 		await stop(dev!, 'SIGTERM', false);
+		writeFileSync(path.join(HOME, 'dev-ready'), '2026-11-20T10:00:00.000Z');
 		dev = startDev();
 		timings.push(`restart ${(await ready(dev)).toFixed(1)} s`);
 		expect(controlToken(dev)).toBe(token);
 		expect((await sandboxState(dev)).customers).toHaveLength(customers);
+		expect(dev.output()).toContain(
+			'Importing the example workflows added since this home was made: "Messaging CRM: create a template, and send it once it is approved"',
+		);
+		expect(await workflowExists(session, TEMPLATE_FLOW)).toBe(true);
+		expect((await executions(session, WELCOME_FLOW)).length).toBeGreaterThan(0);
+		expect(recordedExamples(readFileSync(path.join(HOME, 'dev-ready'), 'utf8'))).toEqual(
+			exampleWorkflows()
+				.map((w) => w.id)
+				.sort(),
+		);
 		await stop(dev, 'SIGINT', false);
 		dev = startDev();
 		await ready(dev);

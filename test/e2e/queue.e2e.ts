@@ -20,7 +20,7 @@ import { executions, retryExecution, triggerWebhook, until } from './rest';
 import type { WorkflowJson } from './setup';
 import {
 	apiCustomer,
-	exampleWorkflows,
+	exampleWorkflow,
 	importCredential,
 	importMcpToken,
 	importWorkflows,
@@ -42,7 +42,7 @@ let session: Session;
 const started = new Map<string, string>(); // execution ID → the worker that ran it
 
 function restockWorkflow(): WorkflowJson {
-	const restock = exampleWorkflows().find((w) => w.id === 'mcrmRestockFlow01') as WorkflowJson;
+	const restock = exampleWorkflow('mcrmRestockFlow01');
 	// The shortest poll interval n8n allows: every minute.
 	restock.nodes[0].parameters.pollTimes = { item: [{ mode: 'everyMinute' }] };
 	return restock;
@@ -67,7 +67,7 @@ beforeAll(async () => {
 		async (cli) => {
 			await importCredential(cli, { baseUrl: sandbox.url, apiKey });
 			await importMcpToken(cli, MCP_TOKEN);
-			const mcp = exampleWorkflows().find((w) => w.id === MCP_WORKFLOW_ID) as WorkflowJson;
+			const mcp = exampleWorkflow(MCP_WORKFLOW_ID);
 			await importWorkflows(cli, [SENDS, UPSERTS, restockWorkflow(), mcp]);
 			for (const id of [SENDS.id, UPSERTS.id, 'mcrmRestockFlow01', MCP_WORKFLOW_ID])
 				await publishWorkflow(cli, id);

@@ -137,3 +137,34 @@ export async function startInEditor(
 	if (!id) throw new Error(`Execute workflow answered ${response.status}: ${JSON.stringify(body)}`);
 	return id;
 }
+
+/** Whether n8n has the workflow (as the editor opens it). */
+export async function workflowExists(session: Session, workflowId: string): Promise<boolean> {
+	const response = await fetch(`${session.url}/rest/workflows/${workflowId}`, {
+		headers: { cookie: session.cookie },
+	});
+	return response.ok;
+}
+
+/** Deletes a workflow as the editor does: archived first, then deleted. */
+export async function deleteWorkflow(session: Session, workflowId: string): Promise<void> {
+	const headers = {
+		cookie: session.cookie,
+		'Content-Type': 'application/json',
+		'browser-id': 'e2e',
+	};
+	for (const [method, suffix] of [
+		['POST', '/archive'],
+		['DELETE', ''],
+	]) {
+		const response = await fetch(`${session.url}/rest/workflows/${workflowId}${suffix}`, {
+			method,
+			headers,
+			body: method === 'POST' ? '{}' : undefined,
+		});
+		if (!response.ok)
+			throw new Error(
+				`${method} ${workflowId}${suffix} answered ${response.status}: ${await response.text()}`,
+			);
+	}
+}

@@ -19,6 +19,7 @@ import type { WorkflowJson } from './setup';
 import {
 	AGENT_WORKFLOW_ID,
 	CREDENTIAL_ID,
+	exampleWorkflow,
 	exampleWorkflows,
 	importCredential,
 	importMcpToken,
@@ -263,12 +264,16 @@ describe(`a running n8n ${N8N_VERSION}`, () => {
 		/** An example workflow in the editor, once every node of it is on the canvas. */
 		async function showWorkflow(id: string) {
 			await page.goto(`${n8n.url}/workflow/${id}`, { waitUntil: 'domcontentloaded' });
-			const workflow = exampleWorkflows().find((w) => w.id === id) as WorkflowJson;
+			const workflow = exampleWorkflow(id);
 			for (const node of workflow.nodes)
 				await page
 					.locator(`[data-test-id="canvas-node"][data-node-name="${node.name}"]`)
 					.first()
 					.waitFor({ timeout: 60_000 });
+			// The canvas fades its nodes in: a screenshot waits for that to end.
+			await page.waitForFunction(
+				"document.getAnimations().every((animation) => animation.playState !== 'running')",
+			);
 		}
 
 		it('shows the agent and pipeline dropdowns filled from the sandbox, and saves a screenshot', async () => {

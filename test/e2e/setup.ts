@@ -51,16 +51,16 @@ if (typeof afterAll === 'function') afterAll(removePrivateFolders);
 else process.once('exit', removePrivateFolders);
 
 /** Runs `use` with `content` in a file of a private folder, removed afterwards. */
-async function withPrivateFile(
+async function withPrivateFile<T>(
 	name: string,
 	content: string,
-	use: (file: string) => Promise<void>,
-): Promise<void> {
+	use: (file: string) => Promise<T>,
+): Promise<T> {
 	const folder = mkdtempSync(path.join(tmpdir(), 'mcrm-import-'));
 	try {
 		const file = path.join(folder, name);
 		writeFileSync(file, content, { mode: 0o600 });
-		await use(file);
+		return await use(file);
 	} finally {
 		rmSync(folder, { recursive: true, force: true });
 	}
@@ -92,6 +92,13 @@ export function exampleWorkflows(): WorkflowJson[] {
 		.filter((f) => f.endsWith('.json'))
 		.sort()
 		.map((f) => JSON.parse(readFileSync(path.join(WORKFLOWS_DIR, f), 'utf8')) as WorkflowJson);
+}
+
+/** One example workflow, by its ID. */
+export function exampleWorkflow(id: string): WorkflowJson {
+	const workflow = exampleWorkflows().find((w) => w.id === id);
+	if (!workflow) throw new Error(`No example workflow has the ID ${id}`);
+	return workflow;
 }
 
 async function cli(args: string[], options: N8nOptions): Promise<string> {
@@ -145,6 +152,18 @@ export async function importMcpToken(options: N8nOptions, token: string): Promis
 	]);
 }
 
+/** The IDs of the workflows an n8n has (`n8n export:workflow --all`; none: an empty list). */
+export async function workflowIds(options: N8nOptions): Promise<string[]> {
+	return await withPrivateFile('workflows.json', '[]', async (file) => {
+		const result = await n8nCli(['export:workflow', '--all', `--output=${file}`], options);
+		if (result.status !== 0) {
+			if (/No workflows found/i.test(`${result.stdout}\n${result.stderr}`)) return [];
+			throw new Error(`n8n export:workflow failed (${String(result.status)}): ${result.stderr}`);
+		}
+		return (JSON.parse(readFileSync(file, 'utf8')) as Array<{ id: string }>).map((w) => w.id);
+	});
+}
+
 export async function importWorkflows(
 	options: N8nOptions,
 	workflows: WorkflowJson[],
@@ -175,6 +194,10 @@ export async function apiCustomer(
 	if (!response.ok) throw new Error(`Customer not created: ${JSON.stringify(json)}`);
 	return json.id;
 }
+
+/** The messages the sandbox holds for a customer. */
+export const customerMessages = (sandbox: Sandbox, customerId: string) =>
+	[...sandbox.store.messages.values()].filter((m) => m.customer_id === customerId);
 
 /** Creates the owner account so the editor can be logged into; returns the auth cookie. */
 export async function setupOwner(

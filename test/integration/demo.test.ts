@@ -3,7 +3,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
  * The demo company of `npm run dev` lets every operation be tried: its people are found by phone,
  * email and messenger, and each shows the outcome it is there for, through n8n's engine.
  */
-import { exampleWorkflows } from '../e2e/setup';
+import { exampleWorkflow } from '../e2e/setup';
 import { byId, byMode, useSandbox } from '../harness/fixtures';
 import { createTrigger } from '../harness/n8n';
 import { DEMO_PEOPLE, demoPersonId, seedDemoPeople } from '../sandbox/demo';
@@ -101,7 +101,7 @@ describe('The demo company', () => {
 	});
 
 	it('the "Deal moved to Proposal" example watches a demo customer whose deal can move to Proposal', () => {
-		const example = exampleWorkflows().find((w) => w.id === 'mcrmProposalFlow1')!;
+		const example = exampleWorkflow('mcrmProposalFlow1');
 		const watched = String(example.nodes[0].parameters.customerIds);
 		expect(watched).toBe(anna);
 		const deal = [...env.sandbox.store.deals.values()].find((d) => d.customer_id === anna)!;
@@ -109,7 +109,7 @@ describe('The demo company', () => {
 	});
 
 	it('the "template approved" example, step by step through the engine: created, approved, noticed, sent to Anna once', async () => {
-		const example = exampleWorkflows().find((w) => w.id === 'mcrmTemplateFlow1')!;
+		const example = exampleWorkflow('mcrmTemplateFlow1');
 		const node = (name: string) => {
 			const found = example.nodes.find((n) => n.name === name)!;
 			return { ...found, parameters: found.parameters as INodeParameters };

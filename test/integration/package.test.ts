@@ -19,7 +19,12 @@ import path from 'path';
 import { parse } from 'yaml';
 
 import type { WorkflowJson } from '../e2e/setup';
-import { exampleWorkflows } from '../e2e/setup';
+import {
+	AGENT_WORKFLOW_ID,
+	exampleWorkflow,
+	exampleWorkflows,
+	MCP_WORKFLOW_ID,
+} from '../e2e/setup';
 import { statusMarkLookalikes } from '../harness/icon';
 import { PACKAGE_ROOT } from '../harness/n8n';
 
@@ -195,6 +200,23 @@ describe('the example workflows', () => {
 			expect(nonUuidNodeIds(workflow as WorkflowJson)).toEqual([]);
 		},
 	);
+
+	it("the MCP server example's tools are the AI agent example's, node for node", () => {
+		/** A workflow's Messaging CRM tools: name, parameters and credentials (ids and places differ). */
+		const tools = (workflow: WorkflowJson) =>
+			workflow.nodes
+				.filter((n) => n.type.endsWith('messagingCrmTool'))
+				.map(({ name, type, typeVersion, parameters, credentials }) =>
+					JSON.stringify({ name, type, typeVersion, parameters, credentials }),
+				);
+		const agent = exampleWorkflow(AGENT_WORKFLOW_ID);
+		expect(tools(exampleWorkflow(MCP_WORKFLOW_ID))).toEqual(tools(agent));
+		expect(tools(agent)).toHaveLength(5);
+		// Planted: a description changed in one of them is caught.
+		const changed = exampleWorkflow(MCP_WORKFLOW_ID);
+		changed.nodes[1].parameters.toolDescription = 'Finds someone.';
+		expect(tools(changed)).not.toEqual(tools(agent));
+	});
 
 	it('planted: the 40-character id the restock example had is caught', () => {
 		expect(

@@ -41,7 +41,8 @@ export function servesMcpClient(ctx: IExecuteFunctions): boolean {
 /**
  * Whether a failure goes back to the agent as the tool's answer. n8n 2.x does this for a tool
  * node unless its On Error is "Stop Workflow"; n8n 1.x stops the whole workflow instead. The node
- * applies 2.x's rule itself, so an agent hears "recipient_unreachable" on every n8n.
+ * applies 2.x's rule itself, so an agent hears "recipient_unreachable" on every n8n. (A call
+ * from an MCP client is told apart first: see servesMcpClient.)
  */
 export function answersFailure(ctx: IExecuteFunctions): boolean {
 	return runsAsTool(ctx) && ctx.getNode().onError !== 'stopWorkflow';
