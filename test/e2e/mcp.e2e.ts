@@ -15,7 +15,7 @@ import type { Sandbox } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
 import { DEMO } from '../sandbox/store';
 import { connectMcp, mcpEndpoint, textOf } from './mcp';
-import { ensureN8n, N8N_VERSION, prepareUserFolder, startN8n } from './n8n';
+import { ensureN8n, N8N_V1_VERSION, N8N_VERSION, prepareUserFolder, startN8n } from './n8n';
 import {
 	apiCustomer,
 	customerMessages,
@@ -29,12 +29,10 @@ import {
 	publishWorkflow,
 } from './setup';
 
-const PORT = 5745;
 const TOKEN = `mcp-e2e-${randomBytes(12).toString('hex')}`;
 
 let sandbox: Sandbox;
 let key: string;
-let stopN8n: (() => Promise<void>) | undefined;
 let endpoint: URL;
 
 const example = () => exampleWorkflow(MCP_WORKFLOW_ID);
@@ -69,168 +67,189 @@ beforeAll(async () => {
 	sandbox = await startSandbox({ rateLimit: { enabled: false } });
 	// The key the tools use: it reads customers and sends, but may not change deals.
 	key = sandbox.mintKey(['customers:read', 'messages:send', 'messages:template']);
-	await ensureN8n(N8N_VERSION);
-	const options = { userFolder: privateFolder('n8n-e2e-mcp-'), port: PORT };
+});
+
+afterAll(async () => await sandbox?.stop());
+
+/** n8n with the package, the sandbox credential, the bearer token and example 6 published. */
+async function startMcpN8n(version: string, port: number): Promise<() => Promise<void>> {
+	await ensureN8n(version);
+	const options = { userFolder: privateFolder(`n8n-e2e-mcp-${version}-`), port, version };
 	prepareUserFolder(options.userFolder);
 	await importCredential(options, { baseUrl: sandbox.url, apiKey: key });
 	await importMcpToken(options, TOKEN);
 	await importWorkflows(options, [example()]);
 	await publishWorkflow(options, MCP_WORKFLOW_ID);
-	const n8n = await startN8n({ ...options, output: privateLog('n8n-mcp.log') });
-	stopN8n = n8n.stop;
+	const n8n = await startN8n({ ...options, output: privateLog(`n8n-mcp-${version}.log`) });
 	endpoint = mcpEndpoint(n8n.url);
-});
+	return n8n.stop;
+}
 
-afterAll(async () => {
-	await stopN8n?.();
-	await sandbox?.stop();
-});
-
-describe(`n8n ${N8N_VERSION}: Messaging CRM's tools for an MCP client (example 6, MCP Server Trigger)`, () => {
-	let client: Client;
-	beforeAll(async () => {
-		client = await connectMcp(endpoint, TOKEN, recordingFetch);
-	});
-	afterAll(async () => await client?.close());
-
-	it('refuses a client without the bearer token', async () => {
-		const refused = await connectMcp(endpoint, 'not-the-token').catch((error: unknown) => error);
-		expect(refused).toMatchObject({
-			code: 403,
-			message: expect.stringContaining('Authorization data is wrong') as string,
+describe.each([
+	[N8N_VERSION, 5745, '0'],
+	[N8N_V1_VERSION, 5746, '1'],
+])(
+	"n8n %s: Messaging CRM's tools for an MCP client (example 6, MCP Server Trigger)",
+	(version, port, series) => {
+		let client: Client;
+		let stopN8n: (() => Promise<void>) | undefined;
+		beforeAll(async () => {
+			stopN8n = await startMcpN8n(version, port);
+			client = await connectMcp(endpoint, TOKEN, recordingFetch);
 		});
-	});
-
-	it("lists the five tools with the example's names, descriptions and the $fromAI fields as input schemas; sends the server's instructions", async () => {
-		const { tools } = await client.listTools();
-		const byName = Object.fromEntries(tools.map((t: Tool) => [t.name, t]));
-		expect(Object.keys(byName).sort()).toEqual([
-			'Find_customer',
-			'Get_messengers',
-			'Move_deal_to_stage',
-			'Send_order_update_template',
-			'Send_text',
-		]);
-		const fields = (name: string) => {
-			const { properties, required } = byName[name].inputSchema;
-			// Every field the model fills is required.
-			expect([...(required ?? [])].sort()).toEqual(Object.keys(properties ?? {}).sort());
-			return Object.keys(properties ?? {}).sort();
-		};
-		expect(fields('Find_customer')).toEqual(['phone']);
-		expect(fields('Get_messengers')).toEqual(['customer_id']);
-		expect(fields('Send_text')).toEqual(['customer_id', 'messenger', 'text']);
-		expect(fields('Send_order_update_template')).toEqual([
-			'customer_id',
-			'customer_name',
-			'messenger',
-			'order_number',
-		]);
-		expect(fields('Move_deal_to_stage')).toEqual(['customer_id', 'reason', 'stage']);
-		expect(byName.Find_customer.inputSchema.properties?.phone).toMatchObject({
-			type: 'string',
-			description: expect.stringContaining('international format') as string,
+		afterAll(async () => {
+			await client?.close();
+			await stopN8n?.();
 		});
-		for (const node of example().nodes.filter((n) => n.type.endsWith('messagingCrmTool')))
-			expect(byName[node.name.replace(/ /g, '_')].description).toBe(
-				node.parameters.toolDescription,
+		/** A phone of this n8n's own customers (the sandbox is shared), e.g. +15550190001. */
+		const phone = (n: number) => `+1555019${series}00${n}`;
+		/** n8n 2.x names the thrown error's class; 1.x says "Error". */
+		const failed = version.startsWith('1.') ? 'Error' : 'NodeOperationError';
+
+		it('refuses a client without the bearer token', async () => {
+			const refused = await connectMcp(endpoint, 'not-the-token').catch((error: unknown) => error);
+			expect(refused).toMatchObject({
+				code: 403,
+				message: expect.stringContaining('Authorization data is wrong') as string,
+			});
+		});
+
+		it("lists the five tools with the example's names, descriptions and the $fromAI fields as input schemas; sends the server's instructions", async () => {
+			const { tools } = await client.listTools();
+			const byName = Object.fromEntries(tools.map((t: Tool) => [t.name, t]));
+			expect(Object.keys(byName).sort()).toEqual([
+				'Find_customer',
+				'Get_messengers',
+				'Move_deal_to_stage',
+				'Send_order_update_template',
+				'Send_text',
+			]);
+			const fields = (name: string) => {
+				const { properties, required } = byName[name].inputSchema;
+				// Every field the model fills is required.
+				expect([...(required ?? [])].sort()).toEqual(Object.keys(properties ?? {}).sort());
+				return Object.keys(properties ?? {}).sort();
+			};
+			expect(fields('Find_customer')).toEqual(['phone']);
+			expect(fields('Get_messengers')).toEqual(['customer_id']);
+			expect(fields('Send_text')).toEqual(['customer_id', 'messenger', 'text']);
+			expect(fields('Send_order_update_template')).toEqual([
+				'customer_id',
+				'customer_name',
+				'messenger',
+				'order_number',
+			]);
+			expect(fields('Move_deal_to_stage')).toEqual(['customer_id', 'reason', 'stage']);
+			expect(byName.Find_customer.inputSchema.properties?.phone).toMatchObject({
+				type: 'string',
+				description: expect.stringContaining('international format') as string,
+			});
+			for (const node of example().nodes.filter((n) => n.type.endsWith('messagingCrmTool')))
+				expect(byName[node.name.replace(/ /g, '_')].description).toBe(
+					node.parameters.toolDescription,
+				);
+			// n8n 1.x's MCP Server Trigger has no instructions.
+			if (!version.startsWith('1.'))
+				expect(client.getInstructions()).toContain('do not retry the same call');
+		});
+
+		it('Find and Send: the text is in the sandbox, the answer says so; the same call again sends nothing more', async () => {
+			const id = await apiCustomer(sandbox, {
+				full_name: 'Mia Example',
+				phone: phone(1),
+				messengers: [{ type: 'telegram', id: `tg${phone(1).slice(1)}` }],
+			});
+			const found = await client.callTool({
+				name: 'Find_customer',
+				arguments: { phone: phone(1) },
+			});
+			expect(found.isError).toBeFalsy();
+			expect(found.content).toEqual([{ type: 'text', text: expect.any(String) as string }]);
+			expect((JSON.parse(textOf(found)) as Array<{ id: string }>).map((c) => c.id)).toEqual([id]);
+			const call = { customer_id: id, messenger: 'telegram', text: 'Your order 1001 has shipped.' };
+			const sent = await client.callTool({ name: 'Send_text', arguments: call });
+			expect(sent.isError).toBeFalsy();
+			const [message] = JSON.parse(textOf(sent)) as Array<Record<string, unknown>>;
+			expect(message).toMatchObject({ status: 'sent', messenger_type: 'telegram' });
+			expect(messagesTo(id).map((m) => [m.id, m.text])).toEqual([
+				[message.message_id, 'Your order 1001 has shipped.'],
+			]);
+			const again = await client.callTool({ name: 'Send_text', arguments: call });
+			expect(again.isError).toBeFalsy();
+			expect(JSON.parse(textOf(again))).toEqual([
+				expect.objectContaining({ message_id: message.message_id, replayed: true }),
+			]);
+			expect(messagesTo(id)).toHaveLength(1);
+		});
+
+		it('nobody has the phone: an answer in words, not an error', async () => {
+			const none = await client.callTool({
+				name: 'Find_customer',
+				arguments: { phone: phone(9) },
+			});
+			expect(none.isError).toBeFalsy();
+			expect(JSON.parse(textOf(none))).toEqual([
+				{ results: 0, message: 'Find a customer: nothing matched.' },
+			]);
+		});
+
+		it('a refused send and a missing scope reach the client as isError: true, with the code, what it means and what to do next', async () => {
+			const id = await apiCustomer(sandbox, {
+				full_name: 'Ned Example',
+				phone: phone(2),
+				messengers: [{ type: 'telegram', id: `blocked${phone(2).slice(1)}` }],
+				placement: { pipeline_id: DEMO.salesPipeline, stage_code: 'new' },
+			});
+			const refused = await client.callTool({
+				name: 'Send_text',
+				arguments: { customer_id: id, messenger: 'telegram', text: 'Hello' },
+			});
+			expect(refused.isError).toBe(true);
+			expect(refused.content).toEqual([{ type: 'text', text: expect.any(String) as string }]);
+			expect(textOf(refused)).toMatch(
+				new RegExp(
+					`^${failed}: recipient_unreachable: The customer cannot be reached on this messenger\\. Nothing was sent: .*Usually final: use another of their messengers`,
+					's',
+				),
 			);
-		expect(client.getInstructions()).toContain('do not retry the same call');
-	});
+			expect(textOf(refused)).toContain('"code":"recipient_unreachable","httpCode":409');
+			expect(messagesTo(id).map((m) => m.status)).toEqual(['failed']);
+			const moved = await client.callTool({
+				name: 'Move_deal_to_stage',
+				arguments: { customer_id: id, stage: 'proposal', reason: 'Asked by the client' },
+			});
+			expect(moved.isError).toBe(true);
+			expect(textOf(moved)).toMatch(/insufficient_scope: .*"customers:write".*Mint a key/s);
+			// Bad arguments are refused before any request, naming the field and the fix.
+			const before = sandbox.requests().length;
+			const bad = await client.callTool({
+				name: 'Get_messengers',
+				arguments: { customer_id: phone(2) },
+			});
+			expect(bad.isError).toBe(true);
+			expect(textOf(bad)).toMatch(/"Customer" must be a customer ID \(a UUID\).*By Phone/s);
+			expect(sandbox.requests().length).toBe(before);
+		});
 
-	it('Find and Send: the text is in the sandbox, the answer says so; the same call again sends nothing more', async () => {
-		const id = await apiCustomer(sandbox, {
-			full_name: 'Mia Example',
-			phone: '+15550190001',
-			messengers: [{ type: 'telegram', id: 'tg15550190001' }],
+		it('a server that echoes the key in its error: the client gets isError and no key, in anything it received', async () => {
+			sandbox.injectFault({ path: '/customers*', count: 1, kind: 'echo', status: 400 });
+			const echoed = await client.callTool({
+				name: 'Find_customer',
+				arguments: { phone: phone(1) },
+			});
+			expect(echoed.isError).toBe(true);
+			expect(textOf(echoed)).toMatch(/bad_request/);
+			// The record holds what the client was answered, the echoed failure included.
+			expect(received().length).toBeGreaterThan(10);
+			expect(received().join('\n')).toContain(JSON.stringify(textOf(echoed)).slice(1, -1));
+			expect(() => assertNoSecret(key, ...received())).not.toThrow();
+			// Planted: the answer the server gave n8n holds the key, and the check catches it there.
+			sandbox.injectFault({ path: '/customers*', count: 1, kind: 'echo', status: 400 });
+			const raw = await fetch(`${sandbox.url}/customers?phone=${encodeURIComponent(phone(1))}`, {
+				headers: { Authorization: `Bearer ${key}` },
+			});
+			const answered = await raw.text();
+			expect(() => assertNoSecret(key, ...received(), answered)).toThrow(/leaked/);
 		});
-		const found = await client.callTool({
-			name: 'Find_customer',
-			arguments: { phone: '+15550190001' },
-		});
-		expect(found.isError).toBeFalsy();
-		expect(found.content).toEqual([{ type: 'text', text: expect.any(String) as string }]);
-		expect((JSON.parse(textOf(found)) as Array<{ id: string }>).map((c) => c.id)).toEqual([id]);
-		const call = { customer_id: id, messenger: 'telegram', text: 'Your order 1001 has shipped.' };
-		const sent = await client.callTool({ name: 'Send_text', arguments: call });
-		expect(sent.isError).toBeFalsy();
-		const [message] = JSON.parse(textOf(sent)) as Array<Record<string, unknown>>;
-		expect(message).toMatchObject({ status: 'sent', messenger_type: 'telegram' });
-		expect(messagesTo(id).map((m) => [m.id, m.text])).toEqual([
-			[message.message_id, 'Your order 1001 has shipped.'],
-		]);
-		const again = await client.callTool({ name: 'Send_text', arguments: call });
-		expect(again.isError).toBeFalsy();
-		expect(JSON.parse(textOf(again))).toEqual([
-			expect.objectContaining({ message_id: message.message_id, replayed: true }),
-		]);
-		expect(messagesTo(id)).toHaveLength(1);
-	});
-
-	it('nobody has the phone: an answer in words, not an error', async () => {
-		const none = await client.callTool({
-			name: 'Find_customer',
-			arguments: { phone: '+15550190099' },
-		});
-		expect(none.isError).toBeFalsy();
-		expect(JSON.parse(textOf(none))).toEqual([
-			{ results: 0, message: 'Find a customer: nothing matched.' },
-		]);
-	});
-
-	it('a refused send and a missing scope reach the client as isError: true, with the code, what it means and what to do next', async () => {
-		const id = await apiCustomer(sandbox, {
-			full_name: 'Ned Example',
-			phone: '+15550190002',
-			messengers: [{ type: 'telegram', id: 'blocked15550190002' }],
-			placement: { pipeline_id: DEMO.salesPipeline, stage_code: 'new' },
-		});
-		const refused = await client.callTool({
-			name: 'Send_text',
-			arguments: { customer_id: id, messenger: 'telegram', text: 'Hello' },
-		});
-		expect(refused.isError).toBe(true);
-		expect(refused.content).toEqual([{ type: 'text', text: expect.any(String) as string }]);
-		expect(textOf(refused)).toMatch(
-			/^NodeOperationError: recipient_unreachable: The customer cannot be reached on this messenger\. Nothing was sent: .*Usually final: use another of their messengers/s,
-		);
-		expect(textOf(refused)).toContain('"code":"recipient_unreachable","httpCode":409');
-		expect(messagesTo(id).map((m) => m.status)).toEqual(['failed']);
-		const moved = await client.callTool({
-			name: 'Move_deal_to_stage',
-			arguments: { customer_id: id, stage: 'proposal', reason: 'Asked by the client' },
-		});
-		expect(moved.isError).toBe(true);
-		expect(textOf(moved)).toMatch(/insufficient_scope: .*"customers:write".*Mint a key/s);
-		// Bad arguments are refused before any request, naming the field and the fix.
-		const before = sandbox.requests().length;
-		const bad = await client.callTool({
-			name: 'Get_messengers',
-			arguments: { customer_id: '+15550190002' },
-		});
-		expect(bad.isError).toBe(true);
-		expect(textOf(bad)).toMatch(/"Customer" must be a customer ID \(a UUID\).*By Phone/s);
-		expect(sandbox.requests().length).toBe(before);
-	});
-
-	it('a server that echoes the key in its error: the client gets isError and no key, in anything it received', async () => {
-		sandbox.injectFault({ path: '/customers*', count: 1, kind: 'echo', status: 400 });
-		const echoed = await client.callTool({
-			name: 'Find_customer',
-			arguments: { phone: '+15550190001' },
-		});
-		expect(echoed.isError).toBe(true);
-		expect(textOf(echoed)).toMatch(/bad_request/);
-		// The record holds what the client was answered, the echoed failure included.
-		expect(received().length).toBeGreaterThan(10);
-		expect(received().join('\n')).toContain(JSON.stringify(textOf(echoed)).slice(1, -1));
-		expect(() => assertNoSecret(key, ...received())).not.toThrow();
-		// Planted: the answer the server gave n8n holds the key, and the check catches it there.
-		sandbox.injectFault({ path: '/customers*', count: 1, kind: 'echo', status: 400 });
-		const raw = await fetch(`${sandbox.url}/customers?phone=%2B15550190001`, {
-			headers: { Authorization: `Bearer ${key}` },
-		});
-		const answered = await raw.text();
-		expect(() => assertNoSecret(key, ...received(), answered)).toThrow(/leaked/);
-	});
-});
+	},
+);

@@ -8,8 +8,9 @@ export const mcpEndpoint = (n8nUrl: string) => new URL(`${n8nUrl}/mcp/messaging-
 
 /**
  * A client connected over streamable HTTP with a bearer token, through `fetch` as given (to record
- * what it receives). n8n 2.x can answer 404 "not registered" for a moment after its start: the
- * client tries again for a minute.
+ * what it receives). n8n answers 404 for a moment after its start (2.x: "not registered" until it
+ * has registered the published workflows' webhooks; 1.x: before its routes are up): the client
+ * tries again for a minute.
  */
 export async function connectMcp(
 	endpoint: URL,
@@ -28,7 +29,7 @@ export async function connectMcp(
 			return client;
 		} catch (error) {
 			await client.close().catch(() => undefined);
-			if (!/404|not registered/i.test(String(error)) || Date.now() > deadline) throw error;
+			if ((error as { code?: unknown }).code !== 404 || Date.now() > deadline) throw error;
 			await new Promise((resolve) => setTimeout(resolve, 500));
 		}
 	}
