@@ -404,6 +404,12 @@ export async function runAsToolFor(
 		credentials: CrmCredentials;
 		args: IDataObject;
 		node?: Partial<INode>;
+		/**
+		 * Where the run learns its caller: n8n's `parentNode` (as n8n 2.40 and 1.123 keep it), or,
+		 * without it, the node being executed (the caller itself in a single process; the tool
+		 * node when n8n 2.x's agent runs its tools as nodes).
+		 */
+		callerKnown?: 'parentNode' | 'executeData' | 'nowhere';
 	},
 ): Promise<{ items: INodeExecutionData[]; error?: Error }> {
 	const loadedPackage = await loadPackage();
@@ -459,10 +465,14 @@ export async function runAsToolFor(
 		input[0],
 		{ main: input },
 		'ai_tool',
-		{ node: tool, data: { main: input }, source: null },
+		{
+			node: options.callerKnown === 'executeData' ? parent : tool,
+			data: { main: input },
+			source: null,
+		},
 		[],
 		undefined,
-		parent,
+		(options.callerKnown ?? 'parentNode') === 'parentNode' ? parent : undefined,
 	);
 	context.addInputData('ai_tool', input);
 	const type = nodeTypes.getByNameAndVersion(tool.type, 1) as INodeType;

@@ -174,6 +174,22 @@ describe("For an MCP client: the tool run n8n's MCP Server Trigger asks for", ()
 		expect(answer.details).toMatchObject({ code: 'recipient_unreachable', httpCode: 409 });
 	});
 
+	it('where n8n keeps no caller, the node being executed tells: the MCP Server Trigger (its own process), or the tool itself (the 2.x agent)', async () => {
+		const id = await blockedCustomer();
+		// The MCP Server Trigger asks, but n8n keeps it only where the run says.
+		const run = async (callerKnown: 'executeData' | 'nowhere') =>
+			await runAsToolFor('mcp', {
+				parameters: send(id),
+				credentials: env.creds(),
+				args: {},
+				callerKnown,
+			});
+		expect((await run('executeData')).error?.message).toMatch(/^recipient_unreachable: /);
+		const asAgent = await run('nowhere');
+		expect(asAgent.error).toBeUndefined();
+		expect(asAgent.items[0].json.error).toMatch(/^recipient_unreachable: /);
+	});
+
 	it('whatever On Error says: Continue and Stop Workflow both throw, so the client still learns it failed', async () => {
 		const id = await blockedCustomer();
 		for (const onError of ['continueRegularOutput', 'stopWorkflow'] as const) {

@@ -31,8 +31,8 @@ function callerType(ctx: IExecuteFunctions): string {
 
 /**
  * Whether this tool run answers an MCP client through n8n's MCP Server Trigger. n8n tells that
- * client a call failed (`isError: true`) only when the tool throws: an answer item, however it
- * reads, arrives as a success.
+ * client a call failed (`isError: true`) when the tool throws; the node's answer items, however
+ * they read, arrive as a success.
  */
 export function servesMcpClient(ctx: IExecuteFunctions): boolean {
 	return runsAsTool(ctx) && MCP_SERVER_TRIGGER.test(callerType(ctx));
