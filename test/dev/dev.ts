@@ -270,7 +270,7 @@ async function main() {
 	say('');
 	say(`n8n is ready: ${url}  (log in as ${EMAIL} / ${PASSWORD})`);
 	say(
-		'The Messaging CRM nodes, a credential pointing at the sandbox and six example workflows are there.',
+		`The Messaging CRM nodes, a credential pointing at the sandbox and ${examples.length} example workflows are there.`,
 	);
 	say(
 		`"MCP server": once published, MCP clients reach its tools at ${url}/mcp/messaging-crm with the bearer token ${DEMO_MCP_TOKEN}.`,

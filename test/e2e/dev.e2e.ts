@@ -287,11 +287,11 @@ describe(`npm run dev:queue (n8n ${N8N_VERSION}, PostgreSQL, Redis, 2 workers), 
 		timings.push(`restart ${(await ready(dev)).toFixed(1)} s`);
 		expect(controlToken(dev)).toBe(token);
 		expect((await sandboxState(dev)).customers).toHaveLength(customers);
+		// That one alone ("..." ends the list).
 		expect(dev.output()).toContain(
-			'Importing the example workflows added since this home was made: "Messaging CRM: create a template, and send it once it is approved"',
+			'Importing the example workflows added since this home was made: "Messaging CRM: create a template, and send it once it is approved"...',
 		);
 		expect(await workflowExists(session, TEMPLATE_FLOW)).toBe(true);
-		expect((await executions(session, WELCOME_FLOW)).length).toBeGreaterThan(0);
 		expect(recordedExamples(readFileSync(path.join(HOME, 'dev-ready'), 'utf8'))).toEqual(
 			exampleWorkflows()
 				.map((w) => w.id)

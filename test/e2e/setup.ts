@@ -139,8 +139,9 @@ export async function importCredential(
 	]);
 }
 
-/** The bearer credential example 6's MCP Server Trigger asks its clients for. */
+/** Example 6, "MCP server" (workflows/6-mcp-server-messaging-crm.json). */
 export const MCP_WORKFLOW_ID = 'mcrmMcpServer001';
+/** The bearer credential its MCP Server Trigger asks its clients for. */
 export const MCP_BEARER_CREDENTIAL = { id: 'mcrmMcpBearer01', name: 'MCP clients (demo token)' };
 /** The token `npm run dev` gives that credential (a demo value, like the sandbox's key). */
 export const DEMO_MCP_TOKEN = 'mcrm-demo-mcp-client-token';

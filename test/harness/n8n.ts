@@ -166,6 +166,16 @@ export interface CrmCredentials {
 	timeoutSeconds?: number;
 }
 
+/** A credentials helper holding one Messaging CRM API credential. */
+function crmCredentials(
+	credentialTypes: Record<string, ICredentialType>,
+	credentials: CrmCredentials,
+): TestCredentialsHelper {
+	return new TestCredentialsHelper(credentialTypes, {
+		[CREDENTIAL_TYPE]: credentials as unknown as ICredentialDataDecryptedObject,
+	});
+}
+
 export function additionalData(
 	credentialsHelper: ICredentialsHelper,
 	hooks?: ExecutionLifecycleHooks,
@@ -335,9 +345,7 @@ export async function runNode(options: {
 	let finished!: (run: IRun) => void;
 	const done = new Promise<IRun>((resolve) => (finished = resolve));
 	hooks.addHandler('workflowExecuteAfter', (fullRunData) => finished(fullRunData));
-	const helper = new TestCredentialsHelper(credentialTypes, {
-		[CREDENTIAL_TYPE]: options.credentials as unknown as ICredentialDataDecryptedObject,
-	});
+	const helper = crmCredentials(credentialTypes, options.credentials);
 	const data = additionalData(helper, hooks);
 	(data as unknown as { executionId: string }).executionId = executionId;
 	const runExecutionData: IRunExecutionData = {
@@ -439,9 +447,7 @@ export async function runAsToolFor(
 		active: false,
 		nodeTypes,
 	});
-	const helper = new TestCredentialsHelper(loadedPackage.credentialTypes, {
-		[CREDENTIAL_TYPE]: options.credentials as unknown as ICredentialDataDecryptedObject,
-	});
+	const helper = crmCredentials(loadedPackage.credentialTypes, options.credentials);
 	const input = [[{ json: options.args }]];
 	const runExecutionData = {
 		version: 1,
@@ -504,9 +510,7 @@ export async function callMethod(options: {
 		options.withoutCredential ? { credentials: undefined } : {},
 	);
 	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
-	const helper = new TestCredentialsHelper(credentialTypes, {
-		[CREDENTIAL_TYPE]: options.credentials as unknown as ICredentialDataDecryptedObject,
-	});
+	const helper = crmCredentials(credentialTypes, options.credentials);
 	const data = additionalData(helper);
 	(data as unknown as { currentNodeParameters: INodeParameters }).currentNodeParameters =
 		options.parameters;
@@ -633,9 +637,7 @@ export async function createTrigger(
 ): Promise<TriggerHandle> {
 	const { nodeTypes, credentialTypes } = await loadPackage();
 	const { PollContext } = await import('n8n-core');
-	const helper = new TestCredentialsHelper(credentialTypes, {
-		[CREDENTIAL_TYPE]: credentials as unknown as ICredentialDataDecryptedObject,
-	});
+	const helper = crmCredentials(credentialTypes, credentials);
 	let node: INode = {
 		...crmNode(parameters),
 		name: 'Trigger',
