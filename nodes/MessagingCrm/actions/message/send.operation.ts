@@ -30,6 +30,7 @@ import { readTemplate, templateFields } from '../../shared/template';
 import { asNodeError } from '../errors';
 import type { OperationOption, PanelHint } from '../node.type';
 import { paths } from '../../transport/paths';
+import type { Scope } from '../../helpers/scopes';
 import { customerMessengers } from '../../shared/reads';
 
 const MARKDOWN_HINT =
@@ -394,16 +395,15 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			path,
 			body,
 		});
-	const sendTemplateInstead = async () =>
-		await sendFallback(this, itemIndex, { path, body, template: fallback!, key, customerId });
-	const send = async (idempotencyKey: string) =>
+	/** The message POSTed under the Idempotency-Key the key chain gives it. */
+	const poster = (payload: IDataObject, scope: Scope) => async (idempotencyKey: string) =>
 		await apiRequest<IDataObject>(this, {
 			method: 'POST',
 			path,
-			body,
+			body: payload,
 			idempotencyKey,
 			retryWhen: sendRetryRule(),
-			scope: content === 'template' ? 'messages:template' : 'messages:send',
+			scope,
 			itemIndex,
 		});
 	// Window closed, and a template is to go instead: the text's refusal (fresh, or stored by an
@@ -414,10 +414,19 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		this,
 		itemIndex,
 		key,
-		send,
+		poster(body, content === 'template' ? 'messages:template' : 'messages:send'),
 		fallback ? windowClosed : undefined,
 	);
-	if (!answer) return await sendTemplateInstead();
+	if (!answer) {
+		// The same message with the template in place of the text.
+		const instead: IDataObject = { ...body, template: fallback };
+		delete instead.text;
+		return await sendFallback(this, itemIndex, {
+			send: poster(instead, 'messages:template'),
+			key,
+			customerId,
+		});
+	}
 	return [
 		{
 			customer_id: customerId,
@@ -429,37 +438,24 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 }
 
 /**
- * The template sent instead of text when the 24-hour window is closed: the same request with the
- * template in place of the text, under an Idempotency-Key made from the text's, so that it goes
- * once however often the item is run again (and again per execution under Every Execution Sends).
+ * The template sent instead of text when the 24-hour window is closed, under an Idempotency-Key
+ * made from the text's, so that it goes once however often the item is run again (and again per
+ * execution under Every Execution Sends).
  */
 async function sendFallback(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	request: {
-		path: string;
-		body: IDataObject;
-		template: IDataObject;
+		send: (idempotencyKey: string) => Promise<ApiResponse<IDataObject>>;
 		key: string;
 		customerId: string;
 	},
 ): Promise<IDataObject[]> {
-	const body: IDataObject = { ...request.body, template: request.template };
-	delete body.text;
 	const answer = (await sendThroughChain(
 		ctx,
 		itemIndex,
 		windowFallbackKey(request.key),
-		async (idempotencyKey) =>
-			await apiRequest<IDataObject>(ctx, {
-				method: 'POST',
-				path: request.path,
-				body,
-				idempotencyKey,
-				retryWhen: sendRetryRule(),
-				scope: 'messages:template',
-				itemIndex,
-			}),
+		request.send,
 	))!;
 	return [
 		{
