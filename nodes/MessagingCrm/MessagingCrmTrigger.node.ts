@@ -13,12 +13,19 @@ import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { isUuid } from './helpers/validate';
 import { loadOptions } from './methods';
 import { agentSelect, pipelineSelect } from './shared/descriptions';
-import { customerDeals, issuedCodes, listPools, listTemplates } from './shared/reads';
+import { CODES_PAGE_MAX } from './helpers/types';
+import { poolLabel } from './shared/pool';
+import {
+	customerDeals,
+	issuedCodes,
+	lastIssuedCode,
+	listPools,
+	listTemplates,
+} from './shared/reads';
 import type { RateLimitReading } from './transport/rateLimit';
 import type { Emitted, IssuedCursor, PoolSnapshot, TriggerState } from './trigger/state';
 import {
 	DEAL_EVENTS,
-	ISSUED_PAGE,
 	issuedNeedsRead,
 	parseCustomerIds,
 	planReads,
@@ -26,6 +33,8 @@ import {
 	pollDeals,
 	pollPools,
 	pollTemplates,
+	poolShows,
+	poolSnapshot,
 	readIssuedPage,
 	requestBudget,
 	TEMPLATE_EVENTS,
@@ -330,20 +339,6 @@ function sample(event: string, data: IDataObject): INodeExecutionData[] {
 }
 
 /**
- * Whether a pool's counters now show the state the event leads to (at or below the threshold for
- * Pool Became Low, as the event itself counts it); null for an event about a change (Codes
- * Issued …), which no single reading shows.
- */
-function poolFits(event: string, pool: IDataObject): boolean | null {
-	const remaining = Number(pool.remaining);
-	if (event === 'poolLow') return remaining <= Number(pool.low_threshold);
-	if (event === 'poolEmpty') return remaining === 0;
-	if (event === 'poolDisabled') return pool.is_enabled === false;
-	if (event === 'poolEnabled') return pool.is_enabled !== false;
-	return null;
-}
-
-/**
  * Fetch Test Event for pools: the pool that fits the event best, as it is now, saying in its own
  * fields that it is a sample, from which pool, and whether that pool shows the event at all.
  */
@@ -354,7 +349,7 @@ async function poolSample(ctx: IPollFunctions, settings: Settings, event: string
 	if (event === 'codeIssuedToCustomer') {
 		const pool = pools.find((p) => Number(p.issued) > 0);
 		if (!pool) return sample(event, { message: 'No watched pool has issued a code yet' });
-		const [last] = await issuedCodes(ctx, String(pool.id), Number(pool.issued) - 1, 1);
+		const last = await lastIssuedCode(ctx, String(pool.id), Number(pool.issued));
 		return sample(event, {
 			sample_pool: `${String(pool.title)}: its last issued code`,
 			code: last?.code ?? null,
@@ -364,11 +359,11 @@ async function poolSample(ctx: IPollFunctions, settings: Settings, event: string
 			pool,
 		});
 	}
-	const pool = pools.find((p) => poolFits(event, p) === true) ?? pools[0];
+	const pool = pools.find((p) => poolShows(event, poolSnapshot(p)) === true) ?? pools[0];
 	const zero = { total: 0, issued: 0, remaining: 0, low_threshold: 0, exhausted_requests: 0 };
-	const fits = poolFits(event, pool);
+	const fits = poolShows(event, poolSnapshot(pool));
 	return sample(event, {
-		sample_pool: `${String(pool.title)}: ${String(pool.remaining)} left of ${String(pool.total)}, low at ${String(pool.low_threshold)}`,
+		sample_pool: poolLabel(pool),
 		sample_matches_event: fits,
 		...(fits !== false
 			? {}
@@ -574,7 +569,7 @@ async function readIssuedCodes(
 			const issued = Number(pool.issued) || 0;
 			if (issued === 0) next[id] = { position: -1, index: 0 };
 			else {
-				const [last] = await issuedCodes(ctx, id, issued - 1, 1);
+				const last = await lastIssuedCode(ctx, id, issued);
 				requests++;
 				next[id] = { position: Number(last?.position ?? -1), index: issued };
 			}
@@ -594,11 +589,11 @@ async function readIssuedCodes(
 		let first = true;
 		let done = false;
 		while (!done && requests < budget) {
-			const page = await issuedCodes(ctx, id, offset, ISSUED_PAGE);
+			const page = await issuedCodes(ctx, id, offset, CODES_PAGE_MAX);
 			requests++;
 			const read = readIssuedPage({ ...cursor, position }, offset, page, first);
 			if (read.stepBack) {
-				offset = Math.max(0, offset - ISSUED_PAGE);
+				offset = Math.max(0, offset - CODES_PAGE_MAX);
 				continue;
 			}
 			first = false;
@@ -639,7 +634,7 @@ async function pollChanges(
 		const before = next.pools;
 		const result = pollPools({ ...next, rateLimit: rateLimit ?? next.rateLimit }, pools, wanted);
 		next = result.state;
-		if (before !== undefined) events.push(...result.events);
+		events.push(...result.events);
 		if (wanted.has('codeIssuedToCustomer')) {
 			// What is left once the templates' read and one deal read are set aside.
 			const reserved =

@@ -22,6 +22,9 @@ export interface Pipeline {
 	stages: Stage[];
 }
 
+/** The largest page of a pool's codes the API gives (`limit` 1 to 500). */
+export const CODES_PAGE_MAX = 500;
+
 /** A deal status that is won or lost; any other is active. */
 export function isClosed(status: unknown): boolean {
 	return status === 'won' || status === 'lost';

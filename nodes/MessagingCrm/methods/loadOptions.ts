@@ -4,6 +4,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { lookupQuery } from '../shared/customer';
 import { EMPTY_CHOICES } from '../shared/emptyChoices';
 import { MESSENGER_TYPE_OPTIONS, messengerName } from '../shared/messengers';
+import { poolLabel } from '../shared/pool';
 import { isUuid } from '../helpers/validate';
 import { apiFailureOf, notFoundKind } from '../transport/errors';
 import type { EmptyChoice } from './utils';
@@ -169,7 +170,7 @@ export async function getPools(this: ILoadOptionsFunctions): Promise<INodeProper
 	const { pools } = await listPools(this, { agentId: currentId(this, 'agentId') });
 	return pools
 		.map((p) => ({
-			name: `${String(p.title)}: ${String(p.remaining)} left of ${String(p.total)}, low at ${String(p.low_threshold)}${p.is_enabled === false ? ' (disabled)' : ''}`,
+			name: `${poolLabel(p)}${p.is_enabled === false ? ' (disabled)' : ''}`,
 			value: String(p.id),
 			...(typeof p.description === 'string' && p.description ? { description: p.description } : {}),
 		}))

@@ -1,10 +1,16 @@
 import type {
+	IDataObject,
 	IExecuteFunctions,
 	INodeParameterResourceLocator,
 	INodeProperties,
 } from 'n8n-workflow';
 
 import { UUID_PATTERN, uuidParam } from '../helpers/validate';
+
+/** A pool in words: "VIP gifts: 2 left of 10, low at 3". */
+export function poolLabel(pool: IDataObject): string {
+	return `${String(pool.title)}: ${String(pool.remaining)} left of ${String(pool.total)}, low at ${String(pool.low_threshold)}`;
+}
 
 /** A promo pool: picked from the company's pools (title, remaining/total), or by ID. */
 export const poolLocator: INodeProperties = {

@@ -169,3 +169,13 @@ export async function issuedCodes(
 	});
 	return body.codes ?? [];
 }
+
+/** A pool's last issued code, of the `issued` it has issued (one request). */
+export async function lastIssuedCode(
+	ctx: ApiContext,
+	poolId: string,
+	issued: number,
+): Promise<IDataObject | undefined> {
+	const [last] = await issuedCodes(ctx, poolId, issued - 1, 1);
+	return last;
+}

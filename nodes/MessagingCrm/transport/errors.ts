@@ -169,17 +169,19 @@ const NOT_FOUND: Record<string, string> = {
 
 /**
  * The kind of thing a not_found names: `details.resource`, or the message's first word, without
- * "promo" ("promo pool" is a pool); '' when it names none.
+ * "promo" ("promo pool" is a pool); a customer whatever the form ("customers", a merge's "donor");
+ * '' when it names none.
  */
 export function notFoundKind(failure: ApiFailure): string {
 	const named =
 		typeof failure.details.resource === 'string'
 			? failure.details.resource
-			: (/^\s*(promo[\s_-]*)?([a-z_]+)/i.exec(failure.message)?.[0] ?? '');
-	return named
+			: (/^\s*(?:promo[\s_-]*)?([a-z_]+)/i.exec(failure.message)?.[1] ?? '');
+	const kind = named
 		.toLowerCase()
 		.replace(/^promo[\s_-]*/, '')
 		.trim();
+	return /^(customer|donor)/.test(kind) ? 'customer' : kind;
 }
 
 /**
@@ -202,10 +204,8 @@ function hint(failure: ApiFailure, scope: ScopeRequirement): string | undefined 
 		return 'The API does not let this key do this. Check that the key belongs to the right company and carries the scope the operation names; mint a new one in the company settings (API tab) if not.';
 	}
 	if (failure.status === 404 || failure.code === 'not_found') {
-		const kind = notFoundKind(failure);
-		if (kind.startsWith('customer') || kind.startsWith('donor')) return NOT_FOUND.customer;
 		return (
-			NOT_FOUND[kind] ??
+			NOT_FOUND[notFoundKind(failure)] ??
 			"The API does not know this ID, or this address. Pick the value from its list in the node, or map it from a step that read it; if every operation answers this, check the credential's Base URL."
 		);
 	}

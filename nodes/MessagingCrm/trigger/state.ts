@@ -5,7 +5,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { isClosed } from '../helpers/types';
+import { CODES_PAGE_MAX, isClosed } from '../helpers/types';
 
 export const POOL_EVENTS = [
 	'poolLow',
@@ -95,6 +95,25 @@ export function poolSnapshot(pool: IDataObject): PoolSnapshot {
 	};
 }
 
+/**
+ * Whether a pool shows the state an event leads to (at or below the threshold for Pool Became
+ * Low); null for an event about a change (Codes Issued …), which no single reading shows.
+ */
+export function poolShows(event: string, pool: PoolSnapshot): boolean | null {
+	switch (event) {
+		case 'poolLow':
+			return pool.remaining <= pool.low_threshold;
+		case 'poolEmpty':
+			return pool.remaining === 0;
+		case 'poolDisabled':
+			return !pool.is_enabled;
+		case 'poolEnabled':
+			return pool.is_enabled;
+		default:
+			return null;
+	}
+}
+
 /** The events of one pool between two snapshots, in a stable order, only those asked for. */
 export function poolEvents(
 	before: PoolSnapshot,
@@ -104,14 +123,17 @@ export function poolEvents(
 	const after = poolSnapshot(pool);
 	const deltas: IDataObject = {};
 	for (const key of COUNTERS) deltas[key] = after[key] - before[key];
+	// A state event: the pool did not show it before and shows it now.
+	const became = (event: PoolEvent) =>
+		poolShows(event, before) === false && poolShows(event, after) === true;
 	const happened: Array<[PoolEvent, boolean]> = [
-		['poolLow', before.remaining > before.low_threshold && after.remaining <= after.low_threshold],
-		['poolEmpty', before.remaining > 0 && after.remaining === 0],
+		['poolLow', became('poolLow')],
+		['poolEmpty', became('poolEmpty')],
 		['poolRestocked', after.remaining > before.remaining],
 		['codesIssued', after.issued > before.issued],
 		['exhaustedRequestsRose', after.exhausted_requests > before.exhausted_requests],
-		['poolDisabled', before.is_enabled && !after.is_enabled],
-		['poolEnabled', !before.is_enabled && after.is_enabled],
+		['poolDisabled', became('poolDisabled')],
+		['poolEnabled', became('poolEnabled')],
 		['anyCounterChanged', COUNTERS.some((k) => after[k] !== before[k])],
 	];
 	const out: Emitted[] = [];
@@ -308,9 +330,6 @@ export function pollTemplates(
 	return { state: { ...state, templates: next }, events };
 }
 
-/** The size of one page of a pool's issued codes (the API's largest). */
-export const ISSUED_PAGE = 500;
-
 /**
  * Whether a pool's issued codes need reading this poll: its issued counter rose, a code was
  * revoked (its total fell: a revoke and a new issue can leave the issued counter where it was),
@@ -342,6 +361,6 @@ export function readIssuedPage(
 	return {
 		stepBack: false,
 		fresh: page.filter((c) => position(c) > cursor.position),
-		done: page.length < ISSUED_PAGE,
+		done: page.length < CODES_PAGE_MAX,
 	};
 }

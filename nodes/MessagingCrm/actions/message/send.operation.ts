@@ -417,54 +417,34 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		poster(body, content === 'template' ? 'messages:template' : 'messages:send'),
 		fallback ? windowClosed : undefined,
 	);
-	if (!answer) {
-		// The same message with the template in place of the text.
-		const instead: IDataObject = { ...body, template: fallback };
-		delete instead.text;
-		return await sendFallback(this, itemIndex, {
-			send: poster(instead, 'messages:template'),
-			key,
-			customerId,
-		});
-	}
-	return [
-		{
-			customer_id: customerId,
-			...answer.body,
-			...(fallback ? { sent_as: 'text' } : {}),
-			...repeatFields(isReplayed(answer.headers), SEND_WORDS),
-		},
-	];
-}
-
-/**
- * The template sent instead of text when the 24-hour window is closed, under an Idempotency-Key
- * made from the text's, so that it goes once however often the item is run again (and again per
- * execution under Every Execution Sends).
- */
-async function sendFallback(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	request: {
-		send: (idempotencyKey: string) => Promise<ApiResponse<IDataObject>>;
-		key: string;
-		customerId: string;
-	},
-): Promise<IDataObject[]> {
-	const answer = (await sendThroughChain(
-		ctx,
+	if (answer)
+		return [
+			{
+				customer_id: customerId,
+				...answer.body,
+				...(fallback ? { sent_as: 'text' } : {}),
+				...repeatFields(isReplayed(answer.headers), SEND_WORDS),
+			},
+		];
+	// The same message with the template in place of the text, under an Idempotency-Key made from
+	// the text's: it goes once however often the item is run again (and again per execution under
+	// Every Execution Sends).
+	const instead: IDataObject = { ...body, template: fallback };
+	delete instead.text;
+	const sentInstead = (await sendThroughChain(
+		this,
 		itemIndex,
-		windowFallbackKey(request.key),
-		request.send,
+		windowFallbackKey(key),
+		poster(instead, 'messages:template'),
 	))!;
 	return [
 		{
-			customer_id: request.customerId,
-			...answer.body,
+			customer_id: customerId,
+			...sentInstead.body,
 			sent_as: 'template',
 			fallback_reason:
 				'The 24-hour window was closed, so the template was sent instead of the text',
-			...repeatFields(isReplayed(answer.headers), SEND_WORDS),
+			...repeatFields(isReplayed(sentInstead.headers), SEND_WORDS),
 		},
 	];
 }

@@ -1,12 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { CODES_PAGE_MAX } from '../../helpers/types';
 import { paths } from '../../transport/paths';
 import { pagesByOffset } from '../../transport/paging';
 import { limitOf, returnAllOrLimit } from '../../shared/descriptions';
 import { poolLocator, resolvePoolId } from '../../shared/pool';
 import type { OperationOption } from '../node.type';
-
-export const PAGE_SIZE = 500;
 
 /** Its fields. */
 export const description: INodeProperties[] = [
@@ -63,7 +62,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			scope: 'promo:read',
 			itemIndex,
 		},
-		{ pageSize: PAGE_SIZE, limit, items: (body) => body.codes as IDataObject[] | undefined },
+		{ pageSize: CODES_PAGE_MAX, limit, items: (body) => body.codes as IDataObject[] | undefined },
 	);
 	return codes.map((code) => ({ pool_id: poolId, ...code }));
 }
