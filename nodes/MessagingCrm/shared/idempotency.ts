@@ -7,15 +7,17 @@ import type {
 } from 'n8n-workflow';
 
 import { invalidInput } from '../helpers/validate';
+import { eventOf, lineageLostAt, triggerNames } from './event';
 import { runsAsTool } from '../helpers/tool';
 import type { PanelHint } from '../actions/node.type';
 
 /**
- * How the default Idempotency-Key is made. `input` (the default; the value kept from when the
- * input item counted too): from the workflow, the node, its run and the request itself, so that
- * any re-run of the same event (n8n's Retry, the editor, a webhook delivered again) sends nothing
- * twice, while a new event that asks for another request is a new send. `execution`: from the execution, node, run and item, so that
- * every execution sends, identical or not (n8n's Retry then sends again what had gone through).
+ * How the default Idempotency-Key is made. `input` (the default; the value saved workflows hold):
+ * from the event (the trigger item the input item descends from, event.ts), the workflow, the
+ * node, its run and the request itself, so that any re-run of the same event (n8n's Retry, the
+ * editor, a webhook delivered again) sends nothing twice, while a new event sends, the same words
+ * or not. `execution`: from the execution, node, run and item, so that every execution sends,
+ * identical or not (n8n's Retry then sends again what had gone through).
  */
 export const repeatProtectionOption: INodeProperties = {
 	displayName: 'Repeat Protection',
@@ -24,10 +26,10 @@ export const repeatProtectionOption: INodeProperties = {
 	default: 'input',
 	options: [
 		{
-			name: 'Same Request: Send Once',
+			name: 'Same Event: Send Once',
 			value: 'input',
 			description:
-				"The same request from this node within 24 hours (n8n's Retry of a failed execution, the editor, a webhook delivered again) returns the first answer for what went through instead of sending again, whatever the nodes before it answered this time; an item that was refused is tried anew. A request with other content sends.",
+				"The same event run again within 24 hours (n8n's Retry of a failed execution, the editor on the same trigger data, the same webhook body delivered again) returns the first answer for what went through instead of sending again; an item that was refused is tried anew. A new event (another schedule tick, form submission or webhook body) sends, even the same words.",
 		},
 		{
 			name: 'Every Execution Sends',
@@ -37,7 +39,7 @@ export const repeatProtectionOption: INodeProperties = {
 		},
 	],
 	description:
-		'What a repeat does. The default makes every re-run safe; the same message to the same customer (say, an hourly reminder with the same text, or two form submissions that ask for the same welcome) is then sent once in 24 hours unless you choose Every Execution Sends or map your own key.',
+		"What a repeat does. The default sends once per event: running the same event again sends nothing twice, and every new event sends, so an hourly reminder with the same text goes out every hour. The event is the trigger's item this item comes from (for a webhook, its body, query and path, not its headers).",
 };
 
 export const idempotencyKeyOption: INodeProperties = {
@@ -113,12 +115,14 @@ export function customKey(
 }
 
 /**
- * The Idempotency-Key Repeat Protection derives for one request: from the workflow, the node, its
- * run and the request itself (path and body), so that it can never be reused with another body,
- * whatever scope the server keeps keys in. Not from the input item: what reaches the node can
- * differ on a re-run of the same event although the request does not (an Open Conversation before
- * it answers `created: true` the first time and `false` after; a Get Customer shows the message
- * the first run sent), and a re-run would then send again what had gone through.
+ * The Idempotency-Key Repeat Protection derives for one request: from the event (the trigger item
+ * this item descends from, event.ts), the workflow, the node, its run and the request itself (path
+ * and body), so that it can never be reused with another body, whatever scope the server keeps
+ * keys in, and a second event asking for the same words is a new send. Not from the input item:
+ * what reaches the node can differ on a re-run of the same event although the request does not
+ * (an Open Conversation before it answers `created: true` the first time and `false` after; a Get
+ * Customer shows the message the first run sent), and a re-run would then send again what had
+ * gone through. The trigger's item does not change on a re-run.
  */
 export function derivedKey(ctx: IExecuteFunctions, itemIndex: number, source: KeySource): string {
 	const { workflow, node, runIndex } = runOf(ctx);
@@ -133,7 +137,10 @@ export function derivedKey(ctx: IExecuteFunctions, itemIndex: number, source: Ke
 		const call = { ...input, toolCallId: undefined };
 		return digest([workflow, node, source.purpose, source.path, source.body, call]);
 	}
-	return digest([workflow, node, runIndex, source.purpose, source.path, source.body]);
+	const request = [workflow, node, runIndex, source.purpose, source.path, source.body];
+	const event = eventOf(ctx, itemIndex);
+	// No trigger upstream ran (a node run on its own): the request alone, as before events counted.
+	return digest(event ? [...request, { event: event.identity }] : request);
 }
 
 /**
@@ -172,17 +179,21 @@ interface RepeatWords {
 	nothing: string;
 	/** "send it", "write it" */
 	again: string;
+	/** "sent", "written" */
+	done: string;
 }
 
 export const SEND_WORDS: RepeatWords = {
 	did: 'sent this message to this customer',
 	nothing: 'sent',
 	again: 'send it again',
+	done: 'sent',
 };
 export const UPSERT_WORDS: RepeatWords = {
 	did: 'wrote this customer',
 	nothing: 'changed',
 	again: 'write it again',
+	done: 'written',
 };
 
 const TO_DO_AGAIN =
@@ -197,7 +208,7 @@ export function repeatFields(replayed: boolean, words: RepeatWords): IDataObject
 	if (!replayed) return {};
 	return {
 		replayed: true,
-		repeat: `Nothing was ${words.nothing} this time: an identical request from this node within 24 hours already ${words.did}, and this is the API's answer to that first one. To ${words.again}, ${TO_DO_AGAIN}.`,
+		repeat: `Nothing was ${words.nothing} this time: this node already ${words.did} for the same event within 24 hours (this is a re-run of it), and this is the API's answer to that first one. To ${words.again}, ${TO_DO_AGAIN}.`,
 	};
 }
 
@@ -207,6 +218,29 @@ export function repeatFields(replayed: boolean, words: RepeatWords): IDataObject
  * answer (not every API marks them). None when every execution sends.
  */
 export function repeatHints(
+	ctx: IExecuteFunctions,
+	items: Array<{ json: IDataObject }>,
+	words: RepeatWords,
+): NodeExecutionHint[] {
+	return [...lineageHints(ctx, words), ...replayHints(ctx, items, words)];
+}
+
+/**
+ * Where items could not be traced back to their trigger item: which node dropped the link, what
+ * the key was made from instead, and how to give each item its own event again.
+ */
+function lineageHints(ctx: IExecuteFunctions, words: RepeatWords): NodeExecutionHint[] {
+	const triggers = triggerNames(ctx)
+		.map((name) => `"${name}"`)
+		.join(' and ');
+	return lineageLostAt(ctx).map(([node, count]) => ({
+		type: 'warning',
+		location: 'outputPane',
+		message: `${count} item${count === 1 ? '' : 's'} could not be traced back to the ${triggers} item ${count === 1 ? 'it' : 'they'} came from: "${node}" gives its items no link to the items they were made from (n8n's item linking). Repeat Protection took everything ${triggers} gave this execution as their event instead: running this execution again leaves nothing ${words.nothing} twice, and a new execution is a new event. For one event per item, keep the link in "${node}" (a Code node: return <code>pairedItem</code>) or map your own Idempotency Key.`,
+	}));
+}
+
+function replayHints(
 	ctx: IExecuteFunctions,
 	items: Array<{ json: IDataObject }>,
 	words: RepeatWords,
@@ -224,7 +258,7 @@ export function repeatHints(
 			{
 				type: 'warning',
 				location: 'outputPane',
-				message: `${marked} of ${answered.length} item${answered.length === 1 ? ' was a repeat' : 's were repeats'}: an identical request from this node within 24 hours already ${words.did}, so nothing was ${words.nothing} for ${marked === 1 ? 'it' : 'them'} this time (marked <code>replayed: true</code>). To ${words.again}, ${TO_DO_AGAIN}.`,
+				message: `${marked} of ${answered.length} item${answered.length === 1 ? ' was a repeat' : 's were repeats'} of the same event: this node already ${words.did} for it within 24 hours, so nothing was ${words.nothing} for ${marked === 1 ? 'it' : 'them'} this time (marked <code>replayed: true</code>). To ${words.again}, ${TO_DO_AGAIN}.`,
 			},
 		];
 	}
@@ -232,7 +266,7 @@ export function repeatHints(
 		{
 			type: 'info',
 			location: 'outputPane',
-			message: `Repeat Protection is on: if this node made an identical request within the last 24 hours, the API answered with the first result and nothing was ${words.nothing} again (not every server says so in its answer). To ${words.again} on purpose, ${TO_DO_AGAIN}.`,
+			message: `Repeat Protection is on: a new event is ${words.done}; only a re-run of the same event within 24 hours is answered with the first result, and then nothing is ${words.nothing} again (not every server says so in its answer). To ${words.again} on purpose, ${TO_DO_AGAIN}.`,
 		},
 	];
 }
@@ -245,6 +279,6 @@ export function repeatHints(
 export function repeatProtectionHint(words: RepeatWords): PanelHint {
 	return {
 		when: '!($parameter["options"] ?? {})["idempotencyKey"] && ($parameter["options"] ?? {})["repeatProtection"] !== "execution"',
-		message: `Safe to run again: an identical request from this node within 24 hours, a test run from the editor too, is answered with the first result and nothing is ${words.nothing} twice. To ${words.again} on purpose, ${TO_DO_AGAIN}.`,
+		message: `Safe to run again: the same event run again within 24 hours, a test run from the editor on the same trigger data too, is answered with the first result and nothing is ${words.nothing} twice; every new event is ${words.done}. To ${words.again} on purpose, ${TO_DO_AGAIN}.`,
 	};
 }

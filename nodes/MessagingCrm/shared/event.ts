@@ -1,0 +1,151 @@
+import type { IBinaryKeyData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+/**
+ * The event an input item belongs to, for the derived Idempotency-Key: the item of the workflow's
+ * trigger (or of a sub-workflow's Execute Workflow Trigger) it descends from, reached through n8n's
+ * paired items as `$('Trigger').item` reaches it. A re-run of one event (n8n's Retry, the editor
+ * on the same or pinned trigger data, the same webhook body delivered again) finds the same item;
+ * two events with the same words (two schedule ticks, two form submissions) find two.
+ */
+export interface EventOf {
+	/** What names the event: the trigger item without its delivery fields, or, when the item's
+	 * lineage is lost, everything that trigger gave this execution. */
+	identity: unknown;
+	/** The node whose items carry no pairing back to the trigger, when the lineage was lost. */
+	lostAt?: string;
+}
+
+/**
+ * Fields of a trigger's item that describe one delivery, not the event: a webhook delivered again
+ * comes with other headers (a delivery ID, a signature with a timestamp, a retry counter); a form
+ * says whether it was the test or the production URL. The body, query, path parameters and a form's
+ * answers with its `submittedAt` stay.
+ */
+const DELIVERY_FIELDS: Record<string, string[]> = {
+	'n8n-nodes-base.webhook': ['headers', 'webhookUrl', 'executionMode'],
+	'n8n-nodes-base.formTrigger': ['formMode'],
+};
+
+/** A file's identity without where this n8n happens to store it (memory mode keeps the content). */
+function binaryIdentity(binary: IBinaryKeyData | undefined): IDataObject | undefined {
+	if (!binary || Object.keys(binary).length === 0) return undefined;
+	return Object.fromEntries(
+		Object.entries(binary).map(([name, file]) => [
+			name,
+			{ ...file, id: undefined, directory: undefined } as IDataObject,
+		]),
+	);
+}
+
+/** An item as `$()` returns it: the whole item, or its JSON alone (n8n's combined binary mode). */
+function identityOf(type: string, found: unknown): IDataObject {
+	const item = (found ?? {}) as { json?: unknown; binary?: IBinaryKeyData };
+	const json = (
+		item.json && typeof item.json === 'object' ? item.json : (found ?? {})
+	) as IDataObject;
+	const kept: IDataObject = { ...json };
+	for (const field of DELIVERY_FIELDS[type] ?? []) delete kept[field];
+	return { json: kept, binary: binaryIdentity(item.binary) };
+}
+
+interface Trigger {
+	name: string;
+	type: string;
+}
+
+interface RunEvents {
+	triggers: Trigger[];
+	/** Per trigger, the identity of everything it gave this execution (made once, when needed). */
+	whole: Map<string, unknown>;
+	/** Nodes whose items lost their pairing, and how many items of this run, for the output pane. */
+	lost: Map<string, number>;
+}
+
+// Per node run (the context object); nothing outlives the run.
+const runs = new WeakMap<object, RunEvents>();
+
+/** The workflow's start nodes upstream of this node that ran in this execution. */
+function triggersOf(ctx: IExecuteFunctions): Trigger[] {
+	// n8n before getParentNodes (1.x of early 2024): no lineage, the request alone keys.
+	if (typeof ctx.getParentNodes !== 'function') return [];
+	const proxy = ctx.getWorkflowDataProxy(0);
+	return ctx
+		.getParentNodes(ctx.getNode().name)
+		.filter((node) => !node.disabled && ctx.getParentNodes(node.name, { depth: 1 }).length === 0)
+		.filter((node) => {
+			try {
+				return (proxy.$(node.name) as { isExecuted?: boolean }).isExecuted === true;
+			} catch {
+				return false;
+			}
+		})
+		.map(({ name, type }) => ({ name, type }));
+}
+
+function runEventsOf(ctx: IExecuteFunctions): RunEvents {
+	let run = runs.get(ctx);
+	if (!run) {
+		run = { triggers: triggersOf(ctx), whole: new Map(), lost: new Map() };
+		runs.set(ctx, run);
+	}
+	return run;
+}
+
+/** The node that dropped the pairing, as n8n's paired-item error names it. */
+function lostAt(ctx: IExecuteFunctions, error: unknown, trigger: string): string {
+	const cause = (error as { context?: { nodeCause?: unknown } })?.context?.nodeCause;
+	const own = ctx.getNode().name;
+	// The input item itself has no pairing: the node before this one gave it none.
+	if (typeof cause === 'string' && cause !== own && cause !== trigger) return cause;
+	if (cause === own || cause === undefined) {
+		const previous = ctx.getInputSourceData?.(0)?.previousNode;
+		if (previous) return previous;
+	}
+	return typeof cause === 'string' ? cause : trigger;
+}
+
+function wholeOutput(ctx: IExecuteFunctions, run: RunEvents, trigger: Trigger): unknown {
+	if (!run.whole.has(trigger.name)) {
+		const items = (ctx.getWorkflowDataProxy(0).$(trigger.name) as { all: () => unknown[] }).all();
+		run.whole.set(trigger.name, { all: items.map((item) => identityOf(trigger.type, item)) });
+	}
+	return run.whole.get(trigger.name);
+}
+
+/**
+ * The event of one input item; undefined when no trigger upstream ran (a node run on its own). An
+ * item whose lineage cannot be followed (a Code node that returns items without `pairedItem`, an
+ * Aggregate of several events) belongs to everything its trigger gave this execution: a re-run of
+ * the execution finds the same, a new execution is a new event; the node is recorded for a hint.
+ */
+export function eventOf(ctx: IExecuteFunctions, itemIndex: number): EventOf | undefined {
+	const run = runEventsOf(ctx);
+	if (run.triggers.length === 0) return undefined;
+	const identities: unknown[] = [];
+	let lost: string | undefined;
+	for (const trigger of run.triggers) {
+		try {
+			const found = (ctx.getWorkflowDataProxy(itemIndex).$(trigger.name) as { item: unknown })
+				.item;
+			identities.push(identityOf(trigger.type, found));
+		} catch (error) {
+			lost ??= lostAt(ctx, error, trigger.name);
+			identities.push(wholeOutput(ctx, run, trigger));
+		}
+	}
+	if (lost) run.lost.set(lost, (run.lost.get(lost) ?? 0) + 1);
+	return {
+		identity: identities.length === 1 ? identities[0] : identities,
+		...(lost ? { lostAt: lost } : {}),
+	};
+}
+
+/** The nodes whose items lost their pairing in this node run, with their item counts. */
+export function lineageLostAt(ctx: IExecuteFunctions): Array<[node: string, items: number]> {
+	return [...(runs.get(ctx)?.lost ?? [])];
+}
+
+/** The trigger this node run's events came from, by name, for the output pane. */
+export function triggerNames(ctx: IExecuteFunctions): string[] {
+	return (runs.get(ctx)?.triggers ?? []).map((t) => t.name);
+}
