@@ -179,11 +179,13 @@ describe(`a no-code builder's first workflow in the editor of n8n ${N8N_VERSION}
 		);
 		expect(await valueOf('type')).toBe('Telegram Bot');
 		expect(await valueOf('placement')).toBe('Company Default');
-		expect(await outputText()).toMatch(/^Safe to run again: .*a test run from the editor too/m);
+		expect(await outputText()).toMatch(
+			/^Safe to run again: the same event run again .*a test run from the editor on the same trigger data too/m,
+		);
 		await shot('upsert-panel');
 		// The hint shows before the table of items: wait for both.
 		await executeStep(
-			/Repeat Protection is on: if this node made an identical request[\s\S]*\bcreated\b/,
+			/Repeat Protection is on: a new event is written; only a re-run of the same event[\s\S]*\bcreated\b/,
 		);
 		await executeStep(
 			/1 of 1 item was a repeat: .*nothing was changed for it this time[\s\S]*\brepeated\b/,

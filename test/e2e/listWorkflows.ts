@@ -157,3 +157,57 @@ export const RERUN_SENDS: WorkflowJson = {
 	],
 	pinData: { Customers: [{ json: { body: rerunBody(RERUN_CUSTOMERS.editor) } }] },
 };
+
+/** The two customers the scheduled reminder goes to (fixed, as a workflow names them). */
+export const REMINDED = [
+	'e3000000-0000-4000-8000-000000000001',
+	'e3000000-0000-4000-8000-000000000002',
+];
+export const REMINDER_TEXT = 'Reminder: your order is waiting for you.';
+
+/**
+ * Schedule Trigger (every 10 seconds) → Edit Fields (the customers to remind) → Split Out →
+ * Message Send of the same reminder on every tick: each tick is a new event.
+ */
+export const REMINDERS: WorkflowJson = {
+	...SENDS,
+	id: 'mcrmReminders0001',
+	name: 'The same reminder on every tick (event e2e)',
+	nodes: [
+		{
+			id: 'e4000000-0000-4000-8000-000000000001',
+			name: 'Schedule Trigger',
+			type: 'n8n-nodes-base.scheduleTrigger',
+			typeVersion: 1.2,
+			position: [0, 0],
+			parameters: { rule: { interval: [{ field: 'seconds', secondsInterval: 10 }] } },
+		} as never,
+		{
+			id: 'e4000000-0000-4000-8000-000000000002',
+			name: 'Customers to remind',
+			type: 'n8n-nodes-base.set',
+			typeVersion: 3.4,
+			position: [220, 0],
+			parameters: {
+				mode: 'raw',
+				jsonOutput: JSON.stringify({ customers: REMINDED.map((customerId) => ({ customerId })) }),
+				options: {},
+			},
+		} as never,
+		{
+			...(SENDS.nodes[1] as object),
+			id: 'e4000000-0000-4000-8000-000000000003',
+			parameters: { fieldToSplitOut: 'customers', options: {} },
+		} as never,
+		{
+			...(SENDS.nodes[2] as object),
+			id: 'e4000000-0000-4000-8000-000000000004',
+			parameters: { ...(SENDS.nodes[2].parameters as object), text: REMINDER_TEXT },
+		} as never,
+	],
+	connections: {
+		'Schedule Trigger': { main: [[{ node: 'Customers to remind', type: 'main', index: 0 }]] },
+		'Customers to remind': { main: [[{ node: 'One item each', type: 'main', index: 0 }]] },
+		'One item each': { main: [[{ node: 'Send', type: 'main', index: 0 }]] },
+	},
+};

@@ -59,6 +59,8 @@ export async function triggerWebhook(
 	workflowId: string,
 	bodies: unknown[],
 	timeoutMs = 120_000,
+	/** Headers of each delivery (a sender's delivery ID, signature, retry counter). */
+	headers: Record<string, string> = {},
 ): Promise<ExecutionSummary[]> {
 	const before = new Set((await executions(session, workflowId)).map((e) => e.id));
 	const responses = await Promise.all(
@@ -66,7 +68,7 @@ export async function triggerWebhook(
 			async (body) =>
 				await fetch(`${session.url}/webhook/${webhook}`, {
 					method: 'POST',
-					headers: { 'Content-Type': 'application/json' },
+					headers: { 'Content-Type': 'application/json', ...headers },
 					body: JSON.stringify(body),
 				}),
 		),
@@ -119,6 +121,17 @@ export async function publishInEditor(session: Session, workflowId: string): Pro
 	});
 	if (!response.ok)
 		throw new Error(`Publish answered ${response.status}: ${await response.text()}`);
+}
+
+/** The editor's Unpublish: the workflow stops listening to its trigger. */
+export async function unpublishInEditor(session: Session, workflowId: string): Promise<void> {
+	const response = await fetch(`${session.url}/rest/workflows/${workflowId}/deactivate`, {
+		method: 'POST',
+		headers: { cookie: session.cookie, 'Content-Type': 'application/json', 'browser-id': 'e2e' },
+		body: '{}',
+	});
+	if (!response.ok)
+		throw new Error(`Unpublish answered ${response.status}: ${await response.text()}`);
 }
 
 /** The editor's Execute workflow without waiting: the new execution's id. */

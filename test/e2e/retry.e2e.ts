@@ -9,13 +9,24 @@
 import type { Sandbox } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
 import { ensureN8n, N8N_VERSION, prepareUserFolder, startN8n } from './n8n';
-import { RERUN_CUSTOMERS, RERUN_SENDS, rerunBody, SENDS, UPSERTS } from './listWorkflows';
+import {
+	REMINDED,
+	REMINDER_TEXT,
+	REMINDERS,
+	RERUN_CUSTOMERS,
+	RERUN_SENDS,
+	rerunBody,
+	SENDS,
+	UPSERTS,
+} from './listWorkflows';
 import type { ExecutionSummary, Session } from './rest';
 import {
 	executeInEditor,
 	executions as listExecutions,
+	publishInEditor,
 	retryExecution,
 	triggerWebhook,
+	unpublishInEditor,
 	until,
 } from './rest';
 import {
@@ -56,7 +67,9 @@ const trigger = async (
 	webhook: string,
 	workflowId: string,
 	body: unknown,
-): Promise<ExecutionSummary> => (await triggerWebhook(session(), webhook, workflowId, [body]))[0];
+	headers: Record<string, string> = {},
+): Promise<ExecutionSummary> =>
+	(await triggerWebhook(session(), webhook, workflowId, [body], 120_000, headers))[0];
 
 /** Starts the workflow for these customers and waits for its execution to end. */
 async function run(ids: string[]): Promise<ExecutionSummary> {
@@ -74,7 +87,7 @@ beforeAll(async () => {
 	sandbox = await startSandbox({ rateLimit: { enabled: false } });
 	prepareUserFolder(options.userFolder);
 	await importCredential(options, { baseUrl: sandbox.url, apiKey: sandbox.mintKey() });
-	await importWorkflows(options, [SENDS, UPSERTS, RERUN_SENDS]);
+	await importWorkflows(options, [SENDS, UPSERTS, RERUN_SENDS, REMINDERS]);
 	await publishWorkflow(options, SENDS.id);
 	await publishWorkflow(options, UPSERTS.id);
 	await publishWorkflow(options, RERUN_SENDS.id);
@@ -230,5 +243,76 @@ describe(`n8n ${N8N_VERSION}: its own Retry of an execution sends nothing twice`
 		const retried = await retry(crashed!.id, false);
 		expect(retried.status).toBe('success');
 		expect(sentTo(ids)).toEqual(ids.map(() => 1));
+	});
+});
+
+describe(`n8n ${N8N_VERSION}: a repeat is the same event run again, never the same words`, () => {
+	it("a Schedule Trigger sends the same reminder on each tick; n8n's Retry of the second tick sends nothing twice", async () => {
+		REMINDED.forEach((id, i) => sandbox.demoCustomer(`Reminded e2e customer ${i + 1}`, id));
+		const ended = async () =>
+			(await executions(REMINDERS.id)).filter(
+				(e) => !['running', 'new', 'waiting'].includes(e.status),
+			);
+		const counts: Record<string, number[]> = {};
+		await publishInEditor(session(), REMINDERS.id);
+		try {
+			await until('the first tick', async () => (await ended()).length >= 1, 60_000);
+			counts['tick 1'] = sentTo(REMINDED);
+			// The second customer's channel refuses once: the second tick fails at Send.
+			sandbox.store.sendFailures.set(REMINDED[1], ['channel_unavailable']);
+			await until('the second tick', async () => (await ended()).length >= 2, 60_000);
+		} finally {
+			await unpublishInEditor(session(), REMINDERS.id);
+		}
+		const ticks = await ended(); // newest first
+		counts['tick 2'] = sentTo(REMINDED);
+		// Retry is n8n's button on a failed execution: the second tick must have failed at Send.
+		const retried = ticks[0].status === 'error' ? await retry(ticks[0].id, false) : undefined;
+		counts["n8n's Retry of tick 2"] = sentTo(REMINDED);
+		// One comparison, so that a failure shows every figure (issue 33's table, per customer).
+		expect({
+			ticks: ticks.map((e) => e.status).reverse(),
+			retry: retried?.status ?? 'nothing to retry',
+			...counts,
+		}).toEqual({
+			ticks: ['success', 'error'],
+			retry: 'success',
+			'tick 1': [1, 1],
+			'tick 2': [2, 1],
+			"n8n's Retry of tick 2": [2, 2],
+		});
+		// Nothing else ran: two ticks and the retry.
+		expect(await executions(REMINDERS.id)).toHaveLength(3);
+		const texts = REMINDED.map((id) =>
+			[...sandbox.store.messages.values()]
+				.filter((m) => m.customer_id === id && m.status === 'sent')
+				.map((m) => m.text),
+		);
+		expect(texts).toEqual([
+			[REMINDER_TEXT, REMINDER_TEXT],
+			[REMINDER_TEXT, REMINDER_TEXT],
+		]);
+	});
+
+	it('the same webhook body delivered again with other delivery headers sends nothing twice; another request with the same words sends', async () => {
+		const ids = customers(2);
+		const body = { requestId: 'R-1', customers: ids.map((customerId) => ({ customerId })) };
+		const delivery = (id: string, attempt: number) => ({
+			'X-Delivery-Id': id,
+			'X-Signature': `t=${Date.now()},v1=${id}`,
+			'X-Retry-Count': String(attempt),
+		});
+		expect((await trigger('retry-sends', SENDS.id, body, delivery('d-1', 0))).status).toBe(
+			'success',
+		);
+		expect((await trigger('retry-sends', SENDS.id, body, delivery('d-2', 1))).status).toBe(
+			'success',
+		);
+		expect(sentTo(ids)).toEqual([1, 1]);
+		const second = { ...body, requestId: 'R-2' };
+		expect((await trigger('retry-sends', SENDS.id, second, delivery('d-3', 0))).status).toBe(
+			'success',
+		);
+		expect(sentTo(ids)).toEqual([2, 2]);
 	});
 });

@@ -109,6 +109,25 @@ const STAND_INS: Record<string, INodeType> = {
 			],
 		];
 	}),
+	// Merge by position: item i of each input into one, paired with both.
+	'n8n-nodes-base.merge': {
+		...standIn('n8n-nodes-base.merge', 'execute', async function () {
+			const [first, second] = [this.getInputData(0), this.getInputData(1)];
+			return [
+				first.map((item, i) => ({
+					json: { ...item.json, ...second[i]?.json },
+					pairedItem: [
+						{ item: i, input: 0 },
+						{ item: i, input: 1 },
+					],
+				})),
+			];
+		}),
+		description: {
+			...standIn('n8n-nodes-base.merge', 'execute').description,
+			inputs: ['main', 'main'],
+		},
+	},
 	// Code: whatever the test's function returns, with or without pairing, as a user's code does.
 	'n8n-nodes-base.code': standIn('n8n-nodes-base.code', 'execute', async function () {
 		return [CODE[String(this.getNode().parameters.code)](this.getInputData())];

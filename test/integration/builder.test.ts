@@ -73,7 +73,7 @@ describe('a repeat is unmistakable', () => {
 			replayed: true,
 		});
 		expect(again.items[0].json.repeat).toMatch(
-			/^Nothing was changed this time: an identical request from this node within 24 hours already wrote this customer.*Every Execution Sends/,
+			/^Nothing was changed this time: this node already wrote this customer for the same event within 24 hours.*Every Execution Sends/,
 		);
 		expect(again.hints).toEqual([
 			expect.objectContaining({
@@ -99,7 +99,7 @@ describe('a repeat is unmistakable', () => {
 			expect.objectContaining({
 				type: 'info',
 				message: expect.stringMatching(
-					/^Repeat Protection is on: if this node made an identical request within the last 24 hours, the API answered with the first result and nothing was changed again \(not every server says so/,
+					/^Repeat Protection is on: a new event is written; only a re-run of the same event within 24 hours is answered with the first result, and then nothing is changed again \(not every server says so/,
 				),
 			}),
 		]);
@@ -117,7 +117,7 @@ describe('a repeat is unmistakable', () => {
 		expect(first.items[0].json.status).toBe('sent');
 		expect(first.hints.map((h) => h.type)).toEqual(['info']);
 		expect(again.items[0].json.repeat).toMatch(
-			/^Nothing was sent this time: an identical request from this node within 24 hours already sent this message to this customer/,
+			/^Nothing was sent this time: this node already sent this message to this customer for the same event within 24 hours/,
 		);
 		expect(again.hints[0].message).toMatch(/^1 of 1 item was a repeat/);
 		expect(env.sandbox.store.messages.size).toBe(1);
@@ -138,7 +138,9 @@ describe('a repeat is unmistakable', () => {
 			),
 		]);
 		for (const hint of hints)
-			expect(hint.message).toMatch(/^Safe to run again: .*a test run from the editor too/);
+			expect(hint.message).toMatch(
+				/^Safe to run again: the same event run again .*a test run from the editor on the same trigger data too.*every new event is/,
+			);
 		// Evaluated as n8n does: shown for Send by default, not for another operation, not once
 		// every execution sends or an own key decides.
 		const shown = async (parameters: INodeParameters) =>

@@ -8,14 +8,7 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { useSandbox } from '../harness/fixtures';
 import type { WorkflowRun, WorkflowSpec } from '../harness/workflow';
-import {
-	chain,
-	CODE,
-	crmStep,
-	n8nNode,
-	retryWorkflow,
-	startWorkflow,
-} from '../harness/workflow';
+import { chain, CODE, crmStep, n8nNode, retryWorkflow, startWorkflow } from '../harness/workflow';
 
 const env = useSandbox();
 
@@ -126,7 +119,12 @@ describe('a schedule sends the same reminder on every tick, and a re-run of one 
 		expect(outcomes(retried)).toEqual(['replayed', 'sent']);
 		expect(sentTo(ids)).toEqual([2, 2]);
 
-		const again = await start(spec, 'Schedule Trigger', tick('2026-11-24T22:00:00.000Z'), 'trigger');
+		const again = await start(
+			spec,
+			'Schedule Trigger',
+			tick('2026-11-24T22:00:00.000Z'),
+			'trigger',
+		);
 		expect(outcomes(again)).toEqual(['replayed', 'replayed']);
 		expect(sentTo(ids)).toEqual([2, 2]);
 	});
@@ -171,7 +169,12 @@ describe('a webhook: its body names the event, not the delivery', () => {
 		expect(outcomes(redelivered)).toEqual(['replayed']);
 		expect(sentTo([id])).toEqual([1]);
 
-		await start(spec, 'Webhook', webhookItem({ requestId: 'R-2', customerId: id }, 'd-2'), 'webhook');
+		await start(
+			spec,
+			'Webhook',
+			webhookItem({ requestId: 'R-2', customerId: id }, 'd-2'),
+			'webhook',
+		);
 		expect(sentTo([id])).toEqual([2]);
 	});
 
@@ -194,8 +197,18 @@ describe('a form: each submission is an event', () => {
 
 	it('the same answers submitted twice send twice; the same submission run again (test or production URL) sends once', async () => {
 		const [id] = customers(1);
-		await start(spec, 'On form submission', submission(id, '2026-11-24T10:00:01.000+00:00'), 'webhook');
-		await start(spec, 'On form submission', submission(id, '2026-11-24T10:00:09.000+00:00'), 'webhook');
+		await start(
+			spec,
+			'On form submission',
+			submission(id, '2026-11-24T10:00:01.000+00:00'),
+			'webhook',
+		);
+		await start(
+			spec,
+			'On form submission',
+			submission(id, '2026-11-24T10:00:09.000+00:00'),
+			'webhook',
+		);
 		expect(sentTo([id])).toEqual([2]);
 		const rerun = await start(
 			spec,
@@ -209,7 +222,7 @@ describe('a form: each submission is an event', () => {
 	});
 });
 
-describe("a sub-workflow: the event is what the calling workflow passed", () => {
+describe('a sub-workflow: the event is what the calling workflow passed', () => {
 	const spec = chain(
 		n8nNode('When Executed by Another Workflow', 'n8n-nodes-base.executeWorkflowTrigger'),
 		crmStep('Send', send({ text: '={{ $json.text }}' })),
@@ -217,7 +230,9 @@ describe("a sub-workflow: the event is what the calling workflow passed", () => 
 
 	it('two calls with other data send twice; the same call again (the caller retried) sends once', async () => {
 		const [id] = customers(1);
-		const call = (order: string) => [{ json: { customerId: id, order, text: 'Your order is ready for pickup' } }];
+		const call = (order: string) => [
+			{ json: { customerId: id, order, text: 'Your order is ready for pickup' } },
+		];
 		await start(spec, 'When Executed by Another Workflow', call('A-1'), 'integrated');
 		await start(spec, 'When Executed by Another Workflow', call('A-2'), 'integrated');
 		const again = await start(spec, 'When Executed by Another Workflow', call('A-2'), 'integrated');
@@ -268,20 +283,57 @@ describe('where the lineage cannot be followed', () => {
 		expect(sentTo(ids)).toEqual([1, 1, 0]);
 	});
 
-	it('an Aggregate of two events: one summary per pair of events, a re-run sends it once, no hint (nothing was lost)', async () => {
+	it("an Aggregate of a poll's two events: one summary per poll, a re-run sends it once, no hint (nothing was lost)", async () => {
 		const [id] = customers(1);
+		// The Messaging CRM Trigger's own items, as a poll emits them (two deals won at once).
 		const summary: WorkflowSpec = chain(
-			n8nNode('Webhook', 'n8n-nodes-base.webhook'),
-			n8nNode('One item each', 'n8n-nodes-base.splitOut', { fieldToSplitOut: 'body.orders' }),
+			{ ...n8nNode('Deal won', 'n8n-nodes-messaging-crm.messagingCrmTrigger'), typeVersion: 2 },
 			n8nNode('Aggregate', 'n8n-nodes-base.aggregate'),
-			crmStep('Send', send({ customerId: { __rl: true, mode: 'id', value: id }, text: 'Your orders are ready' })),
+			crmStep(
+				'Send',
+				send({ customerId: { __rl: true, mode: 'id', value: id }, text: 'Two deals won today' }),
+			),
 		);
-		const orders = (a: string, b: string) => webhookItem({ orders: [{ order: a }, { order: b }] }, a);
-		const first = await start(summary, 'Webhook', orders('A-1', 'A-2'), 'webhook');
+		const won = (...deals: string[]) =>
+			deals.map((deal) => ({ json: { event: 'dealWon', customer_id: id, deal: { id: deal } } }));
+		const first = await start(summary, 'Deal won', won('D-1', 'D-2'), 'trigger');
+		expect(outcomes(first)).toEqual(['sent']);
 		expect(first.hints('Send').some((h) => /could not be traced/.test(h.message))).toBe(false);
-		await start(summary, 'Webhook', orders('A-1', 'A-2'), 'webhook');
-		await start(summary, 'Webhook', orders('A-3', 'A-4'), 'webhook');
+		const again = await start(summary, 'Deal won', won('D-1', 'D-2'), 'trigger');
+		expect(outcomes(again)).toEqual(['replayed']);
+		await start(summary, 'Deal won', won('D-3', 'D-4'), 'trigger');
 		expect(sentTo([id])).toEqual([2]);
+	});
+});
+
+describe('a Merge by position of two branches of one event keeps its link', () => {
+	it('the merged items trace back to their webhook item: no hint, a delivery again sends nothing twice', async () => {
+		const ids = customers(2);
+		CODE.tag = (items) => items.map((i) => ({ json: { tag: `vip-${String(i.json.customerId)}` } }));
+		const nodes = [
+			n8nNode('Webhook', 'n8n-nodes-base.webhook'),
+			n8nNode('One item each', 'n8n-nodes-base.splitOut', { fieldToSplitOut: 'body.customers' }),
+			n8nNode('Tag', 'n8n-nodes-base.code', { code: 'tag' }),
+			n8nNode('Merge', 'n8n-nodes-base.merge'),
+			crmStep('Send', send()),
+		];
+		const to = (node: string, index = 0) => ({ node, type: 'main' as const, index });
+		const spec: WorkflowSpec = {
+			nodes,
+			connections: {
+				Webhook: { main: [[to('One item each')]] },
+				'One item each': { main: [[to('Merge', 0), to('Tag')]] },
+				Tag: { main: [[to('Merge', 1)]] },
+				Merge: { main: [[to('Send')]] },
+			},
+		};
+		const body = { customers: ids.map((customerId) => ({ customerId })) };
+		const first = await start(spec, 'Webhook', webhookItem(body, 'm-1'), 'webhook');
+		expect(outcomes(first)).toEqual(['sent', 'sent']);
+		expect(first.hints('Send').some((h) => /could not be traced/.test(h.message))).toBe(false);
+		const again = await start(spec, 'Webhook', webhookItem(body, 'm-2'), 'webhook');
+		expect(outcomes(again)).toEqual(['replayed', 'replayed']);
+		expect(sentTo(ids)).toEqual([1, 1]);
 	});
 });
 
@@ -296,7 +348,9 @@ describe('upserts follow the same rule', () => {
 				additionalFields: { fullName: '={{ $json.name }}' },
 			}),
 		);
-		const form = (at: string) => [{ json: { phone: '+15550109999', name: 'Ola Nordmann', submittedAt: at } }];
+		const form = (at: string) => [
+			{ json: { phone: '+15550109999', name: 'Ola Nordmann', submittedAt: at } },
+		];
 		const results = async (at: string) =>
 			(await start(spec, 'On form submission', form(at), 'webhook'))
 				.output('Create or Update')

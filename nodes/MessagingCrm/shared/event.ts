@@ -1,4 +1,12 @@
-import type { IBinaryKeyData, IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type {
+	IBinaryKeyData,
+	IDataObject,
+	IExecuteFunctions,
+	IPairedItemData,
+	ISourceData,
+} from 'n8n-workflow';
+
+import { hashOf } from '../helpers/hash';
 
 /**
  * The event an input item belongs to, for the derived Idempotency-Key: the item of the workflow's
@@ -8,9 +16,9 @@ import type { IBinaryKeyData, IDataObject, IExecuteFunctions } from 'n8n-workflo
  * two events with the same words (two schedule ticks, two form submissions) find two.
  */
 export interface EventOf {
-	/** What names the event: the trigger item without its delivery fields, or, when the item's
-	 * lineage is lost, everything that trigger gave this execution. */
-	identity: unknown;
+	/** A hash of what names the event: the trigger item without its delivery fields, or, when the
+	 * item's lineage is lost, everything that trigger gave this execution. */
+	identity: string;
 	/** The node whose items carry no pairing back to the trigger, when the lineage was lost. */
 	lostAt?: string;
 }
@@ -53,10 +61,21 @@ interface Trigger {
 	type: string;
 }
 
+/** n8n's walk back through paired items (what `$('Trigger').item` calls). */
+type PairedItemWalk = (
+	destination: string,
+	source: ISourceData,
+	pairedItem: IPairedItemData,
+) => unknown;
+
 interface RunEvents {
 	triggers: Trigger[];
+	/** n8n's walk, from one data proxy for the whole run (a proxy per item costs more than the send). */
+	walk?: PairedItemWalk;
 	/** Per trigger, the identity of everything it gave this execution (made once, when needed). */
-	whole: Map<string, unknown>;
+	whole: Map<string, string>;
+	/** Per trigger item found, its identity: many items of one event hash it once. */
+	seen: WeakMap<object, string>;
 	/** Nodes whose items lost their pairing, and how many items of this run, for the output pane. */
 	lost: Map<string, number>;
 }
@@ -85,7 +104,10 @@ function triggersOf(ctx: IExecuteFunctions): Trigger[] {
 function runEventsOf(ctx: IExecuteFunctions): RunEvents {
 	let run = runs.get(ctx);
 	if (!run) {
-		run = { triggers: triggersOf(ctx), whole: new Map(), lost: new Map() };
+		const triggers = triggersOf(ctx);
+		const proxy = triggers.length ? ctx.getWorkflowDataProxy(0) : undefined;
+		const walk = (proxy as { $getPairedItem?: PairedItemWalk } | undefined)?.$getPairedItem;
+		run = { triggers, walk, whole: new Map(), seen: new WeakMap(), lost: new Map() };
 		runs.set(ctx, run);
 	}
 	return run;
@@ -104,12 +126,47 @@ function lostAt(ctx: IExecuteFunctions, error: unknown, trigger: string): string
 	return typeof cause === 'string' ? cause : trigger;
 }
 
-function wholeOutput(ctx: IExecuteFunctions, run: RunEvents, trigger: Trigger): unknown {
-	if (!run.whole.has(trigger.name)) {
+function wholeOutput(ctx: IExecuteFunctions, run: RunEvents, trigger: Trigger): string {
+	let identity = run.whole.get(trigger.name);
+	if (identity === undefined) {
 		const items = (ctx.getWorkflowDataProxy(0).$(trigger.name) as { all: () => unknown[] }).all();
-		run.whole.set(trigger.name, { all: items.map((item) => identityOf(trigger.type, item)) });
+		identity = hashOf({ all: items.map((item) => identityOf(trigger.type, item)) });
+		run.whole.set(trigger.name, identity);
 	}
-	return run.whole.get(trigger.name);
+	return identity;
+}
+
+/**
+ * The trigger's item an input item descends from, as `$('Trigger').item` finds it: from the input
+ * item's pairing and the source of that input, through n8n's own walk; n8n's paired-item error
+ * where the link is lost (an input item without pairing: the node before this one gave it none).
+ */
+function triggerItem(
+	ctx: IExecuteFunctions,
+	run: RunEvents,
+	trigger: string,
+	itemIndex: number,
+): unknown {
+	const sources = ctx.getExecuteData?.()?.source?.main;
+	if (!run.walk || !sources?.length) {
+		return (ctx.getWorkflowDataProxy(itemIndex).$(trigger) as { item: unknown }).item;
+	}
+	const pairedItem = ctx.getInputData()[itemIndex]?.pairedItem;
+	const paired = typeof pairedItem === 'number' ? { item: pairedItem } : pairedItem;
+	if (!paired || Array.isArray(paired)) throw new Error('The input item has no paired item');
+	const source = sources[paired.input ?? 0] ?? sources[0];
+	if (!source) throw new Error('The input item has no source');
+	return run.walk(trigger, source, paired);
+}
+
+function itemIdentity(run: RunEvents, trigger: Trigger, found: unknown): string {
+	if (!found || typeof found !== 'object') return hashOf(identityOf(trigger.type, found));
+	let identity = run.seen.get(found);
+	if (identity === undefined) {
+		identity = hashOf(identityOf(trigger.type, found));
+		run.seen.set(found, identity);
+	}
+	return identity;
 }
 
 /**
@@ -121,21 +178,23 @@ function wholeOutput(ctx: IExecuteFunctions, run: RunEvents, trigger: Trigger): 
 export function eventOf(ctx: IExecuteFunctions, itemIndex: number): EventOf | undefined {
 	const run = runEventsOf(ctx);
 	if (run.triggers.length === 0) return undefined;
-	const identities: unknown[] = [];
+	const identities: string[] = [];
 	let lost: string | undefined;
 	for (const trigger of run.triggers) {
 		try {
-			const found = (ctx.getWorkflowDataProxy(itemIndex).$(trigger.name) as { item: unknown })
-				.item;
-			identities.push(identityOf(trigger.type, found));
+			const found = triggerItem(ctx, run, trigger.name, itemIndex);
+			identities.push(itemIdentity(run, trigger, found));
 		} catch (error) {
-			lost ??= lostAt(ctx, error, trigger.name);
+			// Made from several of the trigger's items (an Aggregate of a poll's events): all of them
+			// are its event, and nothing was lost. Any other failure: the link back was lost.
+			const type = (error as { context?: { type?: unknown } })?.context?.type;
+			if (type !== 'paired_item_multiple_matches') lost ??= lostAt(ctx, error, trigger.name);
 			identities.push(wholeOutput(ctx, run, trigger));
 		}
 	}
 	if (lost) run.lost.set(lost, (run.lost.get(lost) ?? 0) + 1);
 	return {
-		identity: identities.length === 1 ? identities[0] : identities,
+		identity: identities.length === 1 ? identities[0] : hashOf(identities),
 		...(lost ? { lostAt: lost } : {}),
 	};
 }

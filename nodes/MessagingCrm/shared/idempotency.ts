@@ -1,4 +1,3 @@
-import { createHash } from 'crypto';
 import type {
 	IDataObject,
 	IExecuteFunctions,
@@ -6,6 +5,7 @@ import type {
 	NodeExecutionHint,
 } from 'n8n-workflow';
 
+import { hashOf } from '../helpers/hash';
 import { invalidInput } from '../helpers/validate';
 import { eventOf, lineageLostAt, triggerNames } from './event';
 import { runsAsTool } from '../helpers/tool';
@@ -62,20 +62,8 @@ export interface KeySource {
 	body: IDataObject;
 }
 
-/** JSON with object keys sorted, so that the same data always hashes the same. */
-function canonical(value: unknown): string {
-	if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-	if (value && typeof value === 'object') {
-		const entries = Object.entries(value as IDataObject)
-			.filter(([, v]) => v !== undefined)
-			.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-		return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-	}
-	return JSON.stringify(value ?? null);
-}
-
 function digest(parts: unknown[]): string {
-	return `n8n-${createHash('sha256').update(canonical(parts)).digest('hex').slice(0, 40)}`;
+	return `n8n-${hashOf(parts).slice(0, 40)}`;
 }
 
 // Per node run (the context object), what all its items' keys share; nothing outlives the run.
@@ -258,7 +246,7 @@ function replayHints(
 			{
 				type: 'warning',
 				location: 'outputPane',
-				message: `${marked} of ${answered.length} item${answered.length === 1 ? ' was a repeat' : 's were repeats'} of the same event: this node already ${words.did} for it within 24 hours, so nothing was ${words.nothing} for ${marked === 1 ? 'it' : 'them'} this time (marked <code>replayed: true</code>). To ${words.again}, ${TO_DO_AGAIN}.`,
+				message: `${marked} of ${answered.length} item${answered.length === 1 ? ' was a repeat' : 's were repeats'}: this node already ${words.did} for the same event within 24 hours, so nothing was ${words.nothing} for ${marked === 1 ? 'it' : 'them'} this time (marked <code>replayed: true</code>). To ${words.again}, ${TO_DO_AGAIN}.`,
 			},
 		];
 	}
