@@ -147,7 +147,7 @@ describe(`n8n ${N8N_VERSION} in queue mode: main and 2 workers, PostgreSQL and R
 		// n8n 2.x gives a stalled job no second run (its queue sets maxStalledCount 0): main marks the
 		// execution failed and keeps none of its data, so its Retry has nothing to resume. What does work
 		// is running the same input again (the webhook called again with the same list), which sends only
-		// what had not gone through, since the keys come from the input and the request.
+		// what had not gone through, since the keys come from the event (the same body) and the request.
 		let status = '';
 		await until(
 			'the execution to end',
