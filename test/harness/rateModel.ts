@@ -14,7 +14,15 @@ import {
 	parseRetryAfter,
 } from '../../nodes/MessagingCrm/transport/rateLimit';
 
-export type ResetForm = 'exact' | 'floor' | 'ceil' | 'epoch' | 'epoch-floor';
+export type ResetForm =
+	| 'exact'
+	| 'floor'
+	| 'ceil'
+	| 'epoch'
+	| 'epoch-floor'
+	| 'epoch-ms'
+	/** An epoch ten years ahead: a reset that makes no sense. */
+	| 'far';
 
 export interface ServerModel {
 	limit: number;
@@ -31,6 +39,11 @@ export interface ServerModel {
 	latencyMs?: number;
 	/** For this long from the start, every request is refused with a reset of 0 s (a limiter stuck, or counting in another region). */
 	refuseForMs?: number;
+	/**
+	 * The key was spent by another client before the run: the window it is in ends this long after
+	 * the start (first contact is a 429 that announces that reset).
+	 */
+	spentUntilMs?: number;
 }
 
 export interface ClientModel {
@@ -66,6 +79,8 @@ function headersAt(
 		ceil: String(Math.ceil(untilS)),
 		epoch: String(Math.ceil(serverReset)),
 		'epoch-floor': String(Math.floor(serverReset)),
+		'epoch-ms': String(Math.round(resetAt - behind)),
+		far: String(Math.ceil(serverReset) + 10 * 365 * 86_400),
 	}[server.reset];
 	const headers: Record<string, string> = {
 		'x-ratelimit-limit': String(server.limit),
@@ -98,14 +113,18 @@ export function runModel(
 		retryAfter: true,
 		latencyMs: 5,
 		refuseForMs: 0,
+		spentUntilMs: 0,
 		...model,
 	};
 	// An arbitrary host time, not on a second boundary, so that rounding shows.
 	const t0 = options.startAt ?? 1_800_000_000_337;
 	const end = t0 + (options.untilMs ?? 3_600_000);
-	let windowStart: number | undefined;
-	let windowIndex = -1;
-	let count = 0;
+	// A key spent before the run: a full window that ends `spentUntilMs` after the start.
+	let windowStart: number | undefined = server.spentUntilMs
+		? t0 + server.spentUntilMs - server.windowMs
+		: undefined;
+	let windowIndex = server.spentUntilMs ? 0 : -1;
+	let count = server.spentUntilMs ? server.limit : 0;
 	const log: ModelResult['log'] = [];
 	const answer = (t: number, client: number) => {
 		if (t < t0 + server.refuseForMs) {

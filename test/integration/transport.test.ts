@@ -120,6 +120,54 @@ describe('a server whose clock and counter disagree with ours (no Retry-After)',
 	);
 });
 
+describe('limiters that write their reset other ways, or were spent before the run (no Retry-After)', () => {
+	it.each(['seconds', 'seconds-ceil', 'seconds-floor'] as const)(
+		'first contact refused (another client spent the key), reset as %s: one request while refused, then 8 reads',
+		async (resetFormat) => {
+			sandbox.rateLimit = {
+				enabled: true,
+				limit: 5,
+				windowMs: 3000,
+				resetFormat,
+				retryAfter: false,
+			};
+			// Another client of the key spends the window, as a second workflow or worker would.
+			for (let i = 0; i < 5; i++)
+				await fetch(`${sandbox.url}/agents`, { headers: { Authorization: `Bearer ${apiKey}` } });
+			const spentAt = sandbox.requests()[0].at;
+			sandbox.clearRequests();
+			const { items, error } = await getAgents(8, true);
+			expect(error).toBeUndefined();
+			expect(items.filter((i) => i.json.error)).toEqual([]);
+			const refusedBeforeReset = sandbox
+				.requests()
+				.filter((r) => r.status === 429 && r.at < spentAt + 3000);
+			console.log(
+				`first contact refused, reset ${resetFormat}: ${refusedBeforeReset.length} refused before the reset`,
+			);
+			expect(refusedBeforeReset.length).toBeLessThanOrEqual(
+				resetFormat === 'seconds-floor' ? 2 : 1,
+			);
+		},
+		30_000,
+	);
+
+	it('a reset in epoch milliseconds: 25 reads at 10 per 2 s end (they spun until a timeout)', async () => {
+		sandbox.rateLimit = {
+			enabled: true,
+			limit: 10,
+			windowMs: 2000,
+			resetFormat: 'epoch-ms',
+			retryAfter: false,
+		};
+		const { items, error } = await getAgents(25, true);
+		expect(error).toBeUndefined();
+		expect(items.filter((i) => i.json.error)).toEqual([]);
+		expect(items).toHaveLength(50);
+		expect(sandbox.requests().filter((r) => r.status === 429).length).toBeLessThanOrEqual(3);
+	}, 30_000);
+});
+
 describe('retries', () => {
 	it('retries an HTML 502 page and a reset connection on a GET', async () => {
 		sandbox.injectFault({ path: '/agents', count: 1, kind: 'html', status: 502 });

@@ -83,9 +83,10 @@ export interface RateLimitConfig {
 	windowMs: number;
 	/**
 	 * How X-RateLimit-Reset is written: seconds until the reset to the millisecond (`seconds`) or
-	 * in whole seconds rounded down or up; epoch seconds rounded up (`epoch`) or truncated.
+	 * in whole seconds rounded down or up; epoch seconds rounded up (`epoch`) or truncated; epoch
+	 * milliseconds (`epoch-ms`, as several APIs write it).
 	 */
-	resetFormat: 'seconds' | 'seconds-floor' | 'seconds-ceil' | 'epoch' | 'epoch-floor';
+	resetFormat: 'seconds' | 'seconds-floor' | 'seconds-ceil' | 'epoch' | 'epoch-floor' | 'epoch-ms';
 	/** The server's clock runs this many seconds behind the host's: epoch resets are written on it. */
 	clockBehindSeconds?: number;
 	/** The Date header: the host's clock (Node's own, the default), the server's skewed one, or none. */
@@ -450,6 +451,7 @@ export class Sandbox {
 			'seconds-ceil': String(Math.ceil(untilReset / 1000)),
 			epoch: String(Math.ceil(serverReset)),
 			'epoch-floor': String(Math.floor(serverReset)),
+			'epoch-ms': String(Math.round(serverReset * 1000)),
 		}[cfg.resetFormat];
 		const headers: Record<string, string> = {
 			'X-RateLimit-Limit': String(cfg.limit),

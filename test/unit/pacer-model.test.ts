@@ -149,3 +149,67 @@ describe('eight workers on one key (eight processes, eight pacers)', () => {
 		},
 	);
 });
+
+describe('first contact refused (the key spent before the run): the announced reset is waited out', () => {
+	/** Requests each client made while the key was still spent, before the reset it announced. */
+	const whileSpent = (r: ReturnType<typeof runModel>, client: number) =>
+		r.log.filter((e) => e.window === 0 && e.client === client).length;
+	const forms: Array<[string, ResetForm]> = [
+		['seconds, exact', 'exact'],
+		['whole seconds rounded up', 'ceil'],
+		['whole seconds rounded down', 'floor'],
+		['epoch seconds', 'epoch'],
+		['epoch milliseconds', 'epoch-ms'],
+	];
+	it.each(forms)(
+		'5 per 4 s, reset in %s, no Retry-After: the refused first request and at most one probe before the reset',
+		(_, reset) => {
+			const result = runModel(
+				{ limit: 5, windowMs: 4000, reset, retryAfter: false, spentUntilMs: 4000 },
+				items(24),
+			);
+			console.log(
+				`first contact refused, 5 per 4 s, ${_}: ${whileSpent(result, 0)} requests before the reset`,
+			);
+			expect(lost(result)).toBe(0);
+			expect(whileSpent(result, 0)).toBeLessThanOrEqual(reset === 'floor' ? 2 : 1);
+		},
+	);
+	it('120 per 60 s, eight workers started after the others spent the window: each asks once, then waits the reset out', () => {
+		const result = runModel(
+			{ ...API, retryAfter: false, spentUntilMs: 60_000 },
+			Array.from({ length: 8 }, () => ({ items: 30 })),
+		);
+		const asked = result.clients.map((_, i) => whileSpent(result, i));
+		console.log(
+			`first contact refused, eight workers at 120 per 60 s: ${asked.join(', ')} requests each before the reset`,
+		);
+		expect(lost(result)).toBe(0);
+		expect(Math.max(...asked)).toBe(1);
+	});
+});
+
+describe('any reset format a server writes', () => {
+	it('epoch milliseconds: 75 upserts at 30 per 6 s finish within 10 % of the minimum (they never ended)', () => {
+		const result = runModel({ ...SHORT, reset: 'epoch-ms' }, items(75), { untilMs: 200_000 });
+		const { done, first, last } = result.clients[0];
+		console.log(
+			`epoch-ms reset, 6 s window: ${done} of 75 in ${((last - first) / 1000).toFixed(2)} s`,
+		);
+		expect(done).toBe(75);
+		expect(last - first).toBeLessThanOrEqual(13_200);
+	});
+	it('a reset ten years ahead is unknown: nothing lost, no wait over a window, no hammering', () => {
+		const result = runModel({ ...SHORT, reset: 'far', retryAfter: false }, items(75), {
+			untilMs: 600_000,
+		});
+		const gaps = result.log.slice(1).map((e, i) => e.at - result.log[i].at);
+		console.log(
+			`reset ten years ahead, 6 s window: ${result.clients[0].done} of 75, ${refused(result)} answered 429, longest gap ${Math.max(...gaps)} ms`,
+		);
+		expect(result.clients[0].done).toBe(75);
+		expect(lost(result)).toBe(0);
+		expect(Math.max(...gaps)).toBeLessThanOrEqual(60_000 + 1000);
+		expect(refused(result)).toBeLessThanOrEqual(20);
+	});
+});

@@ -19,6 +19,13 @@ describe('parseReset', () => {
 	it('reads epoch seconds', () => {
 		expect(parseReset('1800000042', NOW)).toBe(1_800_000_042_000);
 	});
+	it('reads epoch milliseconds (once taken for seconds: a reset 57,000 years away)', () => {
+		expect(parseReset('1800000042250', NOW)).toBe(1_800_000_042_250);
+		expect(parseRateLimitHeaders({ 'x-ratelimit-reset': '1800000042250' }, NOW)).toMatchObject({
+			resetEpoch: true,
+			resetWhole: false,
+		});
+	});
 	it('ignores garbage', () => {
 		expect(parseReset('soon', NOW)).toBeUndefined();
 		expect(parseReset('-3', NOW)).toBeUndefined();

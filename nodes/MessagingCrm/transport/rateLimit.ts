@@ -22,6 +22,12 @@ export interface RateLimitReading {
 /** Values above this are epoch seconds; below, seconds until the reset (api-spec leaves it open). */
 const EPOCH_SECONDS_THRESHOLD = 1_000_000_000;
 
+/** Values above this are epoch milliseconds (as seconds they would be the year 5138; as ms, 1973). */
+const EPOCH_MS_THRESHOLD = 100_000_000_000;
+
+/** A reset further ahead than this makes no sense for a rate limit: it is taken as unknown. */
+export const MAX_RESET_AHEAD_MS = 3_600_000;
+
 /** Margin added after the earliest moment a reset can have happened before the probe goes. */
 export const RESET_MARGIN_MS = 25;
 
@@ -40,10 +46,14 @@ function nonNegative(value: string | undefined): number | undefined {
 	return Number.isFinite(n) && n >= 0 ? n : undefined;
 }
 
-/** `X-RateLimit-Reset` as seconds-until-reset (fractions allowed) or as epoch seconds. */
+/**
+ * `X-RateLimit-Reset` as seconds until the reset (whole or fractional), epoch seconds or epoch
+ * milliseconds, told apart by size; in epoch milliseconds.
+ */
 export function parseReset(value: string | undefined, now: number): number | undefined {
 	const n = nonNegative(value);
 	if (n === undefined) return undefined;
+	if (n >= EPOCH_MS_THRESHOLD) return Math.round(n);
 	return n >= EPOCH_SECONDS_THRESHOLD ? Math.round(n * 1000) : now + Math.round(n * 1000);
 }
 
@@ -64,7 +74,8 @@ export function parseRateLimitHeaders(
 	};
 	if (resetAt !== undefined) {
 		reading.resetEpoch = Number(reset) >= EPOCH_SECONDS_THRESHOLD;
-		reading.resetWhole = /^\d+$/.test(reset as string);
+		// Epoch milliseconds are exact; whole seconds may be rounded either way.
+		reading.resetWhole = /^\d+$/.test(reset as string) && Number(reset) < EPOCH_MS_THRESHOLD;
 	}
 	if (!Number.isNaN(serverDate)) reading.serverDate = serverDate;
 	return reading;
@@ -281,8 +292,11 @@ export class Pacer {
 				this.clockOffset === undefined ? sample : Math.max(sample, this.clockOffset - 10);
 		}
 		if (reading.limit !== undefined) this.limit = reading.limit;
-		const resetAt = this.localReset(reading);
-		if (refused) return this.refusedAt(now, resetAt, refused, probeOut);
+		const resetAt = this.localReset(reading, now);
+		if (refused) {
+			const nonsense = reading.resetAt !== undefined && resetAt === undefined;
+			return this.refusedAt(now, resetAt, refused, probeOut, reading.resetWhole === true, nonsense);
+		}
 		if (probe) {
 			const newWindow =
 				probe.before === undefined ||
@@ -340,7 +354,7 @@ export class Pacer {
 	 * none was seen yet), at least 30 s.
 	 */
 	patienceMs(): number {
-		return Math.max(30_000, 2 * (this.windowMs ?? DEFAULT_WINDOW_MS));
+		return Math.max(30_000, 2 * this.windowLength());
 	}
 
 	private take(): 0 {
@@ -349,10 +363,20 @@ export class Pacer {
 		return 0;
 	}
 
-	/** A reading's reset on this host's clock. */
-	private localReset(reading: RateLimitReading): number | undefined {
+	/**
+	 * A reading's reset on this host's clock; undefined when it makes no sense (further than an
+	 * hour ahead, or behind by more than a window): then the reset is unknown.
+	 */
+	private localReset(reading: RateLimitReading, now: number): number | undefined {
 		if (reading.resetAt === undefined) return undefined;
-		return reading.resetEpoch ? reading.resetAt - this.serverClockOffset : reading.resetAt;
+		const local = reading.resetEpoch ? reading.resetAt - this.serverClockOffset : reading.resetAt;
+		if (local - now > MAX_RESET_AHEAD_MS || now - local > this.windowLength()) return undefined;
+		return local;
+	}
+
+	/** The window's length as seen, or the API's own before two were seen. */
+	private windowLength(): number {
+		return this.windowMs ?? DEFAULT_WINDOW_MS;
 	}
 
 	/** Resets less than this apart are the same window (whole seconds may differ by one). */
@@ -379,12 +403,17 @@ export class Pacer {
 		probe.tries++;
 	}
 
-	/** A 429: nothing goes until a probe, after the server's wait or a growing step. */
+	/**
+	 * A 429: nothing goes until a probe, after the server's wait, the announced reset (first contact
+	 * or not), or a growing step; a reset that made no sense, after a window's length.
+	 */
 	private refusedAt(
 		now: number,
 		resetAt: number | undefined,
 		refusal: Refusal,
 		probeOut: boolean,
+		whole: boolean,
+		nonsense: boolean,
 	): void {
 		this.remaining = 0;
 		this.serverRemaining = 0;
@@ -396,13 +425,23 @@ export class Pacer {
 			this.probe = probe;
 		}
 		this.missed(probe, now, probeOut);
-		if (refusal.retryAfterMs !== undefined) {
-			probe.nextAt = Math.max(probe.nextAt, now + refusal.retryAfterMs);
+		const wait = refusal.retryAfterMs;
+		if (wait !== undefined && wait <= MAX_RESET_AHEAD_MS) {
+			probe.nextAt = Math.max(probe.nextAt, now + wait);
 		}
-		// A reset still ahead is waited for; one already past is not trusted.
-		if (resetAt !== undefined && resetAt > now && this.window) {
-			const ahead = this.probeStart({ ...this.window, lo: resetAt, hi: resetAt });
+		if (resetAt !== undefined && resetAt > now) {
+			// A reset still ahead is waited for, also at first contact (a key spent before the run).
+			const ahead = this.window
+				? this.probeStart({ ...this.window, lo: resetAt, hi: resetAt })
+				: resetAt + RESET_MARGIN_MS;
 			probe.nextAt = Math.max(probe.nextAt, ahead);
+		} else if (resetAt !== undefined && whole && !this.window && now - resetAt < 1000) {
+			// Before any window was seen, a reset written as now in whole seconds (rounded down): the
+			// real one lies within the next second. Once windows were seen, where resets really fall
+			// is learned (probeStart).
+			probe.nextAt = Math.max(probe.nextAt, resetAt + 1000 + RESET_MARGIN_MS);
+		} else if (nonsense && wait === undefined) {
+			probe.nextAt = Math.max(probe.nextAt, now + this.windowLength());
 		}
 	}
 

@@ -22,7 +22,14 @@ import {
 	toNodeApiError,
 } from './errors';
 import type { RateLimitReading } from './rateLimit';
-import { backoffMs, headerValue, Pacer, parseRateLimitHeaders, parseRetryAfter } from './rateLimit';
+import {
+	backoffMs,
+	headerValue,
+	MAX_RESET_AHEAD_MS,
+	Pacer,
+	parseRateLimitHeaders,
+	parseRetryAfter,
+} from './rateLimit';
 import type { Redactor } from './redact';
 import { redactor } from './redact';
 
@@ -309,7 +316,8 @@ export async function apiRequest<T = unknown>(
 	for (;;) {
 		const wait = pacer.reserve(Date.now(), share);
 		if (wait > 0) {
-			await sleep(wait);
+			// Never longer than a reset the pacer believes (an hour): the pacer is asked again after.
+			await sleep(Math.min(wait, MAX_RESET_AHEAD_MS));
 			continue;
 		}
 		attempts++;
