@@ -677,5 +677,10 @@ async function pollChanges(
 	}
 	staticData.state = next;
 	if (events.length === 0) return null;
-	return [events.map((event) => ({ json: event as IDataObject }))];
+	// When this poll noticed it: two events that read alike (a template approved, rejected and
+	// approved again) stay two, while a Retry of the execution reuses the items n8n stored.
+	const detectedAt = new Date().toISOString();
+	return [
+		events.map((event) => ({ json: { ...(event as IDataObject), detected_at: detectedAt } })),
+	];
 }

@@ -166,7 +166,7 @@ export const REMINDED = [
 export const REMINDER_TEXT = 'Reminder: your order is waiting for you.';
 
 /**
- * Schedule Trigger (every 10 seconds) → Edit Fields (the customers to remind) → Split Out →
+ * Schedule Trigger (every 15 seconds: time to unpublish it after the second tick) → Edit Fields (the customers to remind) → Split Out →
  * Message Send of the same reminder on every tick: each tick is a new event.
  */
 export const REMINDERS: WorkflowJson = {
@@ -180,7 +180,7 @@ export const REMINDERS: WorkflowJson = {
 			type: 'n8n-nodes-base.scheduleTrigger',
 			typeVersion: 1.2,
 			position: [0, 0],
-			parameters: { rule: { interval: [{ field: 'seconds', secondsInterval: 10 }] } },
+			parameters: { rule: { interval: [{ field: 'seconds', secondsInterval: 15 }] } },
 		} as never,
 		{
 			id: 'e4000000-0000-4000-8000-000000000002',

@@ -7,6 +7,8 @@
  * the same type names that do what those nodes do with items and their pairing; the engine itself
  * (paired items filled in where n8n fills them, the data proxy, sources) is n8n's.
  */
+import { createHash } from 'crypto';
+
 import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
 import type {
 	IConnections,
@@ -63,6 +65,11 @@ const standIn = (
 	...(execute ? { execute } : {}),
 });
 
+const twoInputs = (type: INodeType): INodeType => ({
+	...type,
+	description: { ...type.description, inputs: ['main', 'main'] },
+});
+
 /** What a stand-in Code node returns for its input, by the name in its `code` parameter. */
 export const CODE: Record<string, (items: INodeExecutionData[]) => INodeExecutionData[]> = {};
 
@@ -110,8 +117,8 @@ const STAND_INS: Record<string, INodeType> = {
 		];
 	}),
 	// Merge by position: item i of each input into one, paired with both.
-	'n8n-nodes-base.merge': {
-		...standIn('n8n-nodes-base.merge', 'execute', async function () {
+	'n8n-nodes-base.merge': twoInputs(
+		standIn('n8n-nodes-base.merge', 'execute', async function () {
 			const [first, second] = [this.getInputData(0), this.getInputData(1)];
 			return [
 				first.map((item, i) => ({
@@ -123,11 +130,7 @@ const STAND_INS: Record<string, INodeType> = {
 				})),
 			];
 		}),
-		description: {
-			...standIn('n8n-nodes-base.merge', 'execute').description,
-			inputs: ['main', 'main'],
-		},
-	},
+	),
 	// Code: whatever the test's function returns, with or without pairing, as a user's code does.
 	'n8n-nodes-base.code': standIn('n8n-nodes-base.code', 'execute', async function () {
 		return [CODE[String(this.getNode().parameters.code)](this.getInputData())];
@@ -140,10 +143,14 @@ export interface WorkflowSpec {
 	id?: string;
 }
 
+/** A node ID made from the whole name: two nodes of one workflow never share one. */
+const idOf = (prefix: string, name: string) =>
+	`${prefix}-0000-4000-8000-${createHash('sha256').update(name).digest('hex').slice(0, 12)}`;
+
 /** A node of n8n's type at a position in the chain (the stand-in does what n8n's node does). */
 export function n8nNode(name: string, type: string, parameters: IDataObject = {}): INode {
 	return {
-		id: `00000000-0000-4000-8000-${Buffer.from(name).toString('hex').slice(0, 12).padEnd(12, '0')}`,
+		id: idOf('00000000', name),
 		name,
 		type,
 		typeVersion: 1,
@@ -156,7 +163,7 @@ export function n8nNode(name: string, type: string, parameters: IDataObject = {}
 export function crmStep(name: string, parameters: IDataObject, extra: Partial<INode> = {}): INode {
 	return crmNode(parameters as INode['parameters'], {
 		name,
-		id: `b7a0c1d2-0000-4000-8000-${Buffer.from(name).toString('hex').slice(0, 12).padEnd(12, '0')}`,
+		id: idOf('b7a0c1d2', name),
 		...extra,
 	});
 }

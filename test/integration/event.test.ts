@@ -306,33 +306,85 @@ describe('where the lineage cannot be followed', () => {
 	});
 });
 
-describe('a Merge by position of two branches of one event keeps its link', () => {
-	it('the merged items trace back to their webhook item: no hint, a delivery again sends nothing twice', async () => {
-		const ids = customers(2);
-		CODE.tag = (items) => items.map((i) => ({ json: { tag: `vip-${String(i.json.customerId)}` } }));
+describe('a Merge by position of two branches of one event keeps each item its own event', () => {
+	it("a poll's two events asking for the same words through a Merge send twice; the poll run again sends nothing", async () => {
+		const [id] = customers(1);
+		CODE.tag = (items) => items.map((i) => ({ json: { tag: `won-${String(i.json.deal)}` } }));
 		const nodes = [
-			n8nNode('Webhook', 'n8n-nodes-base.webhook'),
-			n8nNode('One item each', 'n8n-nodes-base.splitOut', { fieldToSplitOut: 'body.customers' }),
+			{ ...n8nNode('Deal won', 'n8n-nodes-messaging-crm.messagingCrmTrigger'), typeVersion: 2 },
 			n8nNode('Tag', 'n8n-nodes-base.code', { code: 'tag' }),
 			n8nNode('Merge', 'n8n-nodes-base.merge'),
-			crmStep('Send', send()),
+			crmStep('Send', send({ text: 'Congratulations on your purchase!' })),
 		];
 		const to = (node: string, index = 0) => ({ node, type: 'main' as const, index });
 		const spec: WorkflowSpec = {
 			nodes,
 			connections: {
-				Webhook: { main: [[to('One item each')]] },
-				'One item each': { main: [[to('Merge', 0), to('Tag')]] },
+				'Deal won': { main: [[to('Merge', 0), to('Tag')]] },
 				Tag: { main: [[to('Merge', 1)]] },
 				Merge: { main: [[to('Send')]] },
 			},
 		};
-		const body = { customers: ids.map((customerId) => ({ customerId })) };
-		const first = await start(spec, 'Webhook', webhookItem(body, 'm-1'), 'webhook');
+		const won = ['D-1', 'D-2'].map((deal) => ({
+			json: { event: 'dealWon', customerId: id, deal, detected_at: '2026-11-24T10:00:00.000Z' },
+		}));
+		const first = await start(spec, 'Deal won', won, 'trigger');
 		expect(outcomes(first)).toEqual(['sent', 'sent']);
 		expect(first.hints('Send').some((h) => /could not be traced/.test(h.message))).toBe(false);
-		const again = await start(spec, 'Webhook', webhookItem(body, 'm-2'), 'webhook');
+		const again = await start(spec, 'Deal won', won, 'trigger');
 		expect(outcomes(again)).toEqual(['replayed', 'replayed']);
+		expect(sentTo([id])).toEqual([2]);
+	});
+});
+
+describe('what stays one event', () => {
+	it('an earlier node that answers otherwise on the re-run (Open Conversation: created, then not) sends nothing twice', async () => {
+		const [id] = customers(1);
+		let opened = 0;
+		CODE.open = (items) =>
+			items.map((i) => ({ json: { ...(i.json.body as object), created: ++opened === 1 } }));
+		const spec = chain(
+			n8nNode('Webhook', 'n8n-nodes-base.webhook'),
+			n8nNode('Open conversation', 'n8n-nodes-base.code', { code: 'open' }),
+			crmStep('Send', send()),
+		);
+		await start(spec, 'Webhook', webhookItem({ customerId: id }, 'o-1'), 'webhook');
+		const again = await start(spec, 'Webhook', webhookItem({ customerId: id }, 'o-2'), 'webhook');
+		expect(outcomes(again)).toEqual(['replayed']);
+		expect(sentTo([id])).toEqual([1]);
+	});
+
+	it('the same request twice within one event (a customer listed twice) is sent once', async () => {
+		const [id] = customers(1);
+		const spec = chain(
+			n8nNode('Webhook', 'n8n-nodes-base.webhook'),
+			n8nNode('One item each', 'n8n-nodes-base.splitOut', { fieldToSplitOut: 'body.customers' }),
+			crmStep('Send', send()),
+		);
+		const body = { customers: [{ customerId: id }, { customerId: id }] };
+		const run = await start(spec, 'Webhook', webhookItem(body, 't-1'), 'webhook');
+		expect(outcomes(run)).toEqual(['sent', 'replayed']);
+		expect(sentTo([id])).toEqual([1]);
+	});
+
+	it("a trigger item holding a Date (as mail and other triggers emit it): n8n's Retry, which reads it back as text, sends nothing twice", async () => {
+		const ids = customers(2);
+		const spec = chain(
+			n8nNode('Schedule Trigger', 'n8n-nodes-base.scheduleTrigger'),
+			n8nNode('Customers to remind', 'n8n-nodes-base.code', { code: 'remindThese' }),
+			crmStep('Send', send()),
+		);
+		CODE.remindThese = () => ids.map((customerId) => ({ json: { customerId } }));
+		env.sandbox.store.sendFailures.set(ids[1], ['channel_unavailable']);
+		const failed = await start(
+			spec,
+			'Schedule Trigger',
+			[{ json: { receivedAt: new Date('2026-11-24T10:00:00Z') as unknown as string } }],
+			'trigger',
+		);
+		expect(failed.error?.message).toMatch(/^channel_unavailable/);
+		const retried = await retryWorkflow(spec, env.creds(), failed);
+		expect(outcomes(retried)).toEqual(['replayed', 'sent']);
 		expect(sentTo(ids)).toEqual([1, 1]);
 	});
 });

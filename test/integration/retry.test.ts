@@ -113,8 +113,10 @@ describe("n8n's Retry of a failed execution", () => {
 	});
 });
 
-describe('a new event, a deliberate repeat', () => {
-	it('a new event that asks for another message sends again; one that asks for the same message within 24 hours does not', async () => {
+// The node run on its own (no trigger before it), so the request alone keys: with a trigger, the
+// event counts too (event.test.ts).
+describe('a node run on its own: another request, a deliberate repeat', () => {
+	it('another message sends; the same message within 24 hours does not (no trigger: nothing tells two events apart)', async () => {
 		const { ids } = customers(1);
 		const perOrder = sendEach({ text: '=Your order {{ $json.orderId }} has shipped' });
 		await env.ok(perOrder, [{ json: { customerId: ids[0], orderId: 'A-1' } }]);

@@ -7,6 +7,7 @@ import type {
 } from 'n8n-workflow';
 
 import { hashOf } from '../helpers/hash';
+import { perRun } from '../helpers/perRun';
 
 /**
  * The event an input item belongs to, for the derived Idempotency-Key: the item of the workflow's
@@ -68,10 +69,15 @@ type PairedItemWalk = (
 	pairedItem: IPairedItemData,
 ) => unknown;
 
+/** The part of n8n's data proxy this module reads (one proxy for the whole run). */
+interface Proxy {
+	$: (name: string, fullItem?: boolean) => { isExecuted?: boolean; all: () => unknown[] };
+	$getPairedItem?: PairedItemWalk;
+}
+
 interface RunEvents {
 	triggers: Trigger[];
-	/** n8n's walk, from one data proxy for the whole run (a proxy per item costs more than the send). */
-	walk?: PairedItemWalk;
+	proxy?: Proxy;
 	/** Per trigger, the identity of everything it gave this execution (made once, when needed). */
 	whole: Map<string, string>;
 	/** Per trigger item found, its identity: many items of one event hash it once. */
@@ -80,20 +86,16 @@ interface RunEvents {
 	lost: Map<string, number>;
 }
 
-// Per node run (the context object); nothing outlives the run.
 const runs = new WeakMap<object, RunEvents>();
 
-/** The workflow's start nodes upstream of this node that ran in this execution. */
-function triggersOf(ctx: IExecuteFunctions): Trigger[] {
-	// n8n before getParentNodes (1.x of early 2024): no lineage, the request alone keys.
-	if (typeof ctx.getParentNodes !== 'function') return [];
-	const proxy = ctx.getWorkflowDataProxy(0);
+/** The workflow's start nodes upstream of this node (no main input of their own) that ran now. */
+function triggersOf(ctx: IExecuteFunctions, proxy: Proxy): Trigger[] {
 	return ctx
 		.getParentNodes(ctx.getNode().name)
 		.filter((node) => !node.disabled && ctx.getParentNodes(node.name, { depth: 1 }).length === 0)
 		.filter((node) => {
 			try {
-				return (proxy.$(node.name) as { isExecuted?: boolean }).isExecuted === true;
+				return proxy.$(node.name).isExecuted === true;
 			} catch {
 				return false;
 			}
@@ -102,34 +104,31 @@ function triggersOf(ctx: IExecuteFunctions): Trigger[] {
 }
 
 function runEventsOf(ctx: IExecuteFunctions): RunEvents {
-	let run = runs.get(ctx);
-	if (!run) {
-		const triggers = triggersOf(ctx);
-		const proxy = triggers.length ? ctx.getWorkflowDataProxy(0) : undefined;
-		const walk = (proxy as { $getPairedItem?: PairedItemWalk } | undefined)?.$getPairedItem;
-		run = { triggers, walk, whole: new Map(), seen: new WeakMap(), lost: new Map() };
-		runs.set(ctx, run);
-	}
-	return run;
+	return perRun(runs, ctx, () => {
+		const run: RunEvents = { triggers: [], whole: new Map(), seen: new WeakMap(), lost: new Map() };
+		// An n8n without getParentNodes: no lineage, the request alone keys.
+		if (typeof ctx.getParentNodes !== 'function') return run;
+		run.proxy = ctx.getWorkflowDataProxy(0) as unknown as Proxy;
+		run.triggers = triggersOf(ctx, run.proxy);
+		return run;
+	});
 }
 
 /** The node that dropped the pairing, as n8n's paired-item error names it. */
 function lostAt(ctx: IExecuteFunctions, error: unknown, trigger: string): string {
 	const cause = (error as { context?: { nodeCause?: unknown } })?.context?.nodeCause;
 	const own = ctx.getNode().name;
-	// The input item itself has no pairing: the node before this one gave it none.
 	if (typeof cause === 'string' && cause !== own && cause !== trigger) return cause;
-	if (cause === own || cause === undefined) {
-		const previous = ctx.getInputSourceData?.(0)?.previousNode;
-		if (previous) return previous;
-	}
-	return typeof cause === 'string' ? cause : trigger;
+	// The input item itself has no pairing: the node before this one gave it none.
+	const previous = ctx.getInputSourceData?.(0)?.previousNode;
+	return previous ?? (typeof cause === 'string' ? cause : trigger);
 }
 
-function wholeOutput(ctx: IExecuteFunctions, run: RunEvents, trigger: Trigger): string {
+/** Everything a trigger gave this execution, as one identity (full items, whatever the binary mode). */
+function wholeOutput(run: RunEvents, trigger: Trigger): string {
 	let identity = run.whole.get(trigger.name);
 	if (identity === undefined) {
-		const items = (ctx.getWorkflowDataProxy(0).$(trigger.name) as { all: () => unknown[] }).all();
+		const items = run.proxy?.$(trigger.name, true).all() ?? [];
 		identity = hashOf({ all: items.map((item) => identityOf(trigger.type, item)) });
 		run.whole.set(trigger.name, identity);
 	}
@@ -138,8 +137,8 @@ function wholeOutput(ctx: IExecuteFunctions, run: RunEvents, trigger: Trigger): 
 
 /**
  * The trigger's item an input item descends from, as `$('Trigger').item` finds it: from the input
- * item's pairing and the source of that input, through n8n's own walk; n8n's paired-item error
- * where the link is lost (an input item without pairing: the node before this one gave it none).
+ * item's pairing and the source of that input, through n8n's own walk (one proxy for the run: a
+ * proxy per item cost more than the send); n8n's paired-item error where the link is lost.
  */
 function triggerItem(
 	ctx: IExecuteFunctions,
@@ -147,8 +146,9 @@ function triggerItem(
 	trigger: string,
 	itemIndex: number,
 ): unknown {
+	const walk = run.proxy?.$getPairedItem;
 	const sources = ctx.getExecuteData?.()?.source?.main;
-	if (!run.walk || !sources?.length) {
+	if (!walk || !sources?.length) {
 		return (ctx.getWorkflowDataProxy(itemIndex).$(trigger) as { item: unknown }).item;
 	}
 	const pairedItem = ctx.getInputData()[itemIndex]?.pairedItem;
@@ -156,7 +156,7 @@ function triggerItem(
 	if (!paired || Array.isArray(paired)) throw new Error('The input item has no paired item');
 	const source = sources[paired.input ?? 0] ?? sources[0];
 	if (!source) throw new Error('The input item has no source');
-	return run.walk(trigger, source, paired);
+	return walk(trigger, source, paired);
 }
 
 function itemIdentity(run: RunEvents, trigger: Trigger, found: unknown): string {
@@ -171,32 +171,33 @@ function itemIdentity(run: RunEvents, trigger: Trigger, found: unknown): string 
 
 /**
  * The event of one input item; undefined when no trigger upstream ran (a node run on its own). An
- * item whose lineage cannot be followed (a Code node that returns items without `pairedItem`, an
- * Aggregate of several events) belongs to everything its trigger gave this execution: a re-run of
- * the execution finds the same, a new execution is a new event; the node is recorded for a hint.
+ * item made from several of a trigger's items (an Aggregate of a poll's events), or whose link back
+ * is lost (a Code node that returns items without `pairedItem`), belongs to everything its trigger
+ * gave this execution: a re-run of the execution finds the same, a new execution is a new event;
+ * a lost link is recorded with the node that dropped it, for the output pane. A trigger the item
+ * does not come from (another one's older run data in the editor) does not count.
  */
 export function eventOf(ctx: IExecuteFunctions, itemIndex: number): EventOf | undefined {
 	const run = runEventsOf(ctx);
 	if (run.triggers.length === 0) return undefined;
 	const identities: string[] = [];
-	let lost: string | undefined;
+	let firstError: { error: unknown; trigger: Trigger } | undefined;
 	for (const trigger of run.triggers) {
 		try {
-			const found = triggerItem(ctx, run, trigger.name, itemIndex);
-			identities.push(itemIdentity(run, trigger, found));
+			identities.push(itemIdentity(run, trigger, triggerItem(ctx, run, trigger.name, itemIndex)));
 		} catch (error) {
-			// Made from several of the trigger's items (an Aggregate of a poll's events): all of them
-			// are its event, and nothing was lost. Any other failure: the link back was lost.
 			const type = (error as { context?: { type?: unknown } })?.context?.type;
-			if (type !== 'paired_item_multiple_matches') lost ??= lostAt(ctx, error, trigger.name);
-			identities.push(wholeOutput(ctx, run, trigger));
+			if (type === 'paired_item_multiple_matches') identities.push(wholeOutput(run, trigger));
+			else firstError ??= { error, trigger };
 		}
 	}
-	if (lost) run.lost.set(lost, (run.lost.get(lost) ?? 0) + 1);
-	return {
-		identity: identities.length === 1 ? identities[0] : hashOf(identities),
-		...(lost ? { lostAt: lost } : {}),
-	};
+	if (identities.length) {
+		return { identity: identities.length === 1 ? identities[0] : hashOf(identities) };
+	}
+	const lost = lostAt(ctx, firstError?.error, firstError?.trigger.name ?? '');
+	run.lost.set(lost, (run.lost.get(lost) ?? 0) + 1);
+	const whole = run.triggers.map((trigger) => wholeOutput(run, trigger));
+	return { identity: whole.length === 1 ? whole[0] : hashOf(whole), lostAt: lost };
 }
 
 /** The nodes whose items lost their pairing in this node run, with their item counts. */

@@ -6,6 +6,7 @@ import type {
 } from 'n8n-workflow';
 
 import { hashOf } from '../helpers/hash';
+import { perRun } from '../helpers/perRun';
 import { invalidInput } from '../helpers/validate';
 import { eventOf, lineageLostAt, triggerNames } from './event';
 import { runsAsTool } from '../helpers/tool';
@@ -35,7 +36,7 @@ export const repeatProtectionOption: INodeProperties = {
 			name: 'Every Execution Sends',
 			value: 'execution',
 			description:
-				"A key per execution and item: a deliberate repeat of an identical request is sent again, and so is what had gone through before n8n's Retry of a failed execution",
+				"A key per execution and item: every execution sends, a re-run of the same event too, and so does n8n's Retry of a failed execution for what had gone through",
 		},
 	],
 	description:
@@ -66,20 +67,24 @@ function digest(parts: unknown[]): string {
 	return `n8n-${hashOf(parts).slice(0, 40)}`;
 }
 
-// Per node run (the context object), what all its items' keys share; nothing outlives the run.
+// Per node run (the context object), what all its items' keys share.
 const runs = new WeakMap<object, { workflow: string; node: string; runIndex: number }>();
 
 function runOf(ctx: IExecuteFunctions): { workflow: string; node: string; runIndex: number } {
-	let run = runs.get(ctx);
-	if (!run) {
-		run = {
-			workflow: ctx.getWorkflow().id ?? '',
-			node: ctx.getNode().id,
-			runIndex: ctx.getWorkflowDataProxy(0).$runIndex,
-		};
-		runs.set(ctx, run);
+	return perRun(runs, ctx, () => ({
+		workflow: ctx.getWorkflow().id ?? '',
+		node: ctx.getNode().id,
+		runIndex: ctx.getWorkflowDataProxy(0).$runIndex,
+	}));
+}
+
+/** The item's event (event.ts); a lineage that cannot even be read never fails the item. */
+function safeEventOf(ctx: IExecuteFunctions, itemIndex: number): string | undefined {
+	try {
+		return eventOf(ctx, itemIndex)?.identity;
+	} catch {
+		return undefined;
 	}
-	return run;
 }
 
 /** The user's own key from the node's options, checked before any request; undefined when empty. */
@@ -126,9 +131,9 @@ export function derivedKey(ctx: IExecuteFunctions, itemIndex: number, source: Ke
 		return digest([workflow, node, source.purpose, source.path, source.body, call]);
 	}
 	const request = [workflow, node, runIndex, source.purpose, source.path, source.body];
-	const event = eventOf(ctx, itemIndex);
+	const event = safeEventOf(ctx, itemIndex);
 	// No trigger upstream ran (a node run on its own): the request alone, as before events counted.
-	return digest(event ? [...request, { event: event.identity }] : request);
+	return digest(event === undefined ? request : [...request, { event }]);
 }
 
 /**
@@ -151,12 +156,7 @@ const sentByRun = new WeakMap<object, Set<string>>();
 
 /** The keys this node run has sent so far (a set that lives as long as the run). */
 export function keysSentBy(ctx: IExecuteFunctions): Set<string> {
-	let sent = sentByRun.get(ctx);
-	if (!sent) {
-		sent = new Set();
-		sentByRun.set(ctx, sent);
-	}
-	return sent;
+	return perRun(sentByRun, ctx, () => new Set<string>());
 }
 
 /** The words a repeat-protected write uses: what it does and what it did not do again. */
@@ -260,9 +260,10 @@ function replayHints(
 }
 
 /**
- * Before a run, in the output pane of Send and Create or Update: that running the node again with
- * the same content does not repeat it, also from the editor (the choice made for manual runs: a
- * campaign re-run from the editor must not send twice). Shown while Repeat Protection applies.
+ * Before a run, in the output pane of Send and Create or Update: that running the same event again
+ * does not repeat it, also from the editor on the same trigger data (the choice made for manual
+ * runs: a campaign re-run from the editor must not send twice), and that a new event sends. Shown
+ * while Repeat Protection applies.
  */
 export function repeatProtectionHint(words: RepeatWords): PanelHint {
 	return {
