@@ -20,8 +20,6 @@ export interface EventOf {
 	/** A hash of what names the event: the trigger item without its delivery fields, or, when the
 	 * item's lineage is lost, everything that trigger gave this execution. */
 	identity: string;
-	/** The node whose items carry no pairing back to the trigger, when the lineage was lost. */
-	lostAt?: string;
 }
 
 /**
@@ -70,14 +68,14 @@ type PairedItemWalk = (
 ) => unknown;
 
 /** The part of n8n's data proxy this module reads (one proxy for the whole run). */
-interface Proxy {
+interface DataProxy {
 	$: (name: string, fullItem?: boolean) => { isExecuted?: boolean; all: () => unknown[] };
 	$getPairedItem?: PairedItemWalk;
 }
 
 interface RunEvents {
 	triggers: Trigger[];
-	proxy?: Proxy;
+	proxy?: DataProxy;
 	/** Per trigger, the identity of everything it gave this execution (made once, when needed). */
 	whole: Map<string, string>;
 	/** Per trigger item found, its identity: many items of one event hash it once. */
@@ -89,7 +87,7 @@ interface RunEvents {
 const runs = new WeakMap<object, RunEvents>();
 
 /** The workflow's start nodes upstream of this node (no main input of their own) that ran now. */
-function triggersOf(ctx: IExecuteFunctions, proxy: Proxy): Trigger[] {
+function triggersOf(ctx: IExecuteFunctions, proxy: DataProxy): Trigger[] {
 	return ctx
 		.getParentNodes(ctx.getNode().name)
 		.filter((node) => !node.disabled && ctx.getParentNodes(node.name, { depth: 1 }).length === 0)
@@ -108,7 +106,7 @@ function runEventsOf(ctx: IExecuteFunctions): RunEvents {
 		const run: RunEvents = { triggers: [], whole: new Map(), seen: new WeakMap(), lost: new Map() };
 		// An n8n without getParentNodes: no lineage, the request alone keys.
 		if (typeof ctx.getParentNodes !== 'function') return run;
-		run.proxy = ctx.getWorkflowDataProxy(0) as unknown as Proxy;
+		run.proxy = ctx.getWorkflowDataProxy(0) as unknown as DataProxy;
 		run.triggers = triggersOf(ctx, run.proxy);
 		return run;
 	});
@@ -197,7 +195,7 @@ export function eventOf(ctx: IExecuteFunctions, itemIndex: number): EventOf | un
 	const lost = lostAt(ctx, firstError?.error, firstError?.trigger.name ?? '');
 	run.lost.set(lost, (run.lost.get(lost) ?? 0) + 1);
 	const whole = run.triggers.map((trigger) => wholeOutput(run, trigger));
-	return { identity: whole.length === 1 ? whole[0] : hashOf(whole), lostAt: lost };
+	return { identity: whole.length === 1 ? whole[0] : hashOf(whole) };
 }
 
 /** The nodes whose items lost their pairing in this node run, with their item counts. */
