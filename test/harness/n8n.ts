@@ -298,6 +298,27 @@ export interface NodeRun {
 let executionCounter = 0;
 
 /**
+ * Runs an execution's data through n8n's WorkflowExecute, with the Messaging CRM credential, until
+ * n8n's own end-of-execution hook gives the run; throws where n8n refuses to start the workflow.
+ */
+export async function executeToEnd(
+	workflow: Workflow,
+	workflowData: IWorkflowBase,
+	runExecutionData: IRunExecutionData,
+	options: { mode: WorkflowExecuteMode; executionId: string; credentials: CrmCredentials },
+): Promise<IRun> {
+	const { credentialTypes } = await loadPackage();
+	const hooks = new ExecutionLifecycleHooks(options.mode, options.executionId, workflowData);
+	let finished!: (run: IRun) => void;
+	const done = new Promise<IRun>((resolve) => (finished = resolve));
+	hooks.addHandler('workflowExecuteAfter', (fullRunData) => finished(fullRunData));
+	const data = additionalData(crmCredentials(credentialTypes, options.credentials), hooks);
+	(data as unknown as { executionId: string }).executionId = options.executionId;
+	await new WorkflowExecute(data, options.mode, runExecutionData).processRunExecutionData(workflow);
+	return await done;
+}
+
+/**
  * Executes one Messaging CRM node through WorkflowExecute with the given input items.
  */
 export async function runNode(options: {
@@ -314,7 +335,6 @@ export async function runNode(options: {
 	nodeTypes?: INodeTypes;
 }): Promise<NodeRun> {
 	const loadedPackage = await loadPackage();
-	const { credentialTypes } = loadedPackage;
 	const nodeTypes = options.nodeTypes ?? loadedPackage.nodeTypes;
 	const onError = options.errorOutput
 		? 'continueErrorOutput'
@@ -341,13 +361,6 @@ export async function runNode(options: {
 		settings: {},
 	} as unknown as IWorkflowBase;
 	const mode = options.mode ?? 'manual';
-	const hooks = new ExecutionLifecycleHooks(mode, executionId, workflowData);
-	let finished!: (run: IRun) => void;
-	const done = new Promise<IRun>((resolve) => (finished = resolve));
-	hooks.addHandler('workflowExecuteAfter', (fullRunData) => finished(fullRunData));
-	const helper = crmCredentials(credentialTypes, options.credentials);
-	const data = additionalData(helper, hooks);
-	(data as unknown as { executionId: string }).executionId = executionId;
 	const runExecutionData: IRunExecutionData = {
 		version: 1,
 		startData: {},
@@ -362,9 +375,13 @@ export async function runNode(options: {
 			waitingExecutionSource: {},
 		},
 	} as unknown as IRunExecutionData;
-	const execute = new WorkflowExecute(data, mode, runExecutionData);
+	let run: IRun;
 	try {
-		await execute.processRunExecutionData(workflow);
+		run = await executeToEnd(workflow, workflowData, runExecutionData, {
+			mode,
+			executionId,
+			credentials: options.credentials,
+		});
 	} catch (error) {
 		// n8n refuses to start a workflow whose static parameters have issues (as the editor shows them).
 		return {
@@ -375,7 +392,6 @@ export async function runNode(options: {
 			run: { data: runExecutionData } as unknown as IRun,
 		};
 	}
-	const run = await done;
 	const task = run.data.resultData.runData[node.name]?.[0];
 	assertNoSecret(
 		options.credentials.apiKey,

@@ -9,7 +9,6 @@
  */
 import { createHash } from 'crypto';
 
-import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
 import type {
 	IConnections,
 	IDataObject,
@@ -28,15 +27,7 @@ import type {
 import { Workflow } from 'n8n-workflow';
 
 import type { CrmCredentials } from './n8n';
-import {
-	additionalData,
-	assertNoSecret,
-	CREDENTIAL_TYPE,
-	crmNode,
-	loadPackage,
-	logLines,
-	TestCredentialsHelper,
-} from './n8n';
+import { assertNoSecret, crmNode, executeToEnd, loadPackage, logLines } from './n8n';
 
 const standIn = (
 	type: string,
@@ -213,17 +204,11 @@ async function execute(
 		pinData: data.resultData.pinData,
 	});
 	const base = { id, name: id, nodes: spec.nodes, connections: spec.connections, active: false };
-	const hooks = new ExecutionLifecycleHooks(mode, executionId, base as unknown as IWorkflowBase);
-	let finished!: (run: IRun) => void;
-	const done = new Promise<IRun>((resolve) => (finished = resolve));
-	hooks.addHandler('workflowExecuteAfter', (fullRunData) => finished(fullRunData));
-	const helper = new TestCredentialsHelper(loaded.credentialTypes, {
-		[CREDENTIAL_TYPE]: credentials as unknown as IDataObject as never,
+	const run = await executeToEnd(workflow, base as unknown as IWorkflowBase, data, {
+		mode,
+		executionId,
+		credentials,
 	});
-	const extra = additionalData(helper, hooks);
-	(extra as unknown as { executionId: string }).executionId = executionId;
-	await new WorkflowExecute(extra, mode, data).processRunExecutionData(workflow);
-	const run = await done;
 	assertNoSecret(credentials.apiKey, run, logLines.splice(0).join('\n'));
 	const task = (node: string) => run.data.resultData.runData[node]?.[0];
 	return {

@@ -9,6 +9,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
+import { perRun } from '../helpers/perRun';
 import { rateShareOf } from '../helpers/rateShare';
 import type { ScopeRequirement } from '../helpers/scopes';
 import { configuredScopes, describeScope, howToGetScope, missingScope } from '../helpers/scopes';
@@ -168,11 +169,10 @@ function rememberRefusal(credentials: Credentialed, request: ApiRequest, failure
 
 // The credential as read once per node run (keyed by the run's context object, so nothing
 // outlives the run). Items of one run share it instead of decrypting it per request.
-const perRun = new WeakMap<object, Promise<Credentialed>>();
+const credentialsByRun = new WeakMap<object, Promise<Credentialed>>();
 
 function credentialsOf(ctx: ApiContext): Promise<Credentialed> {
-	let entry = perRun.get(ctx);
-	if (!entry) {
+	return perRun(credentialsByRun, ctx, () => {
 		// n8n's own error here says only "Node does not have any credentials set"; a dropdown that
 		// loads before the editor has set the credential of a node just added shows it too.
 		const selected = ctx.getNode().credentials?.[CREDENTIAL_TYPE];
@@ -186,7 +186,7 @@ function credentialsOf(ctx: ApiContext): Promise<Credentialed> {
 							: 'No Messaging CRM API credential is selected: choose or create one at the top of the node, then reload this list (the arrow in the field)',
 					),
 				);
-		entry = read.then((credentials) => {
+		const entry = read.then((credentials) => {
 			const rawBase = typeof credentials.baseUrl === 'string' ? credentials.baseUrl : '';
 			const baseUrl = normalizeBaseUrl(rawBase);
 			const apiKey = typeof credentials.apiKey === 'string' ? credentials.apiKey : '';
@@ -201,11 +201,10 @@ function credentialsOf(ctx: ApiContext): Promise<Credentialed> {
 				refusals: new Map<string, ApiFailure>(),
 			};
 		});
-		perRun.set(ctx, entry);
 		// A failed read is not kept: the next item tries again.
-		entry.catch(() => perRun.delete(ctx));
-	}
-	return entry;
+		entry.catch(() => credentialsByRun.delete(ctx));
+		return entry;
+	});
 }
 
 async function connect(ctx: ApiContext, request: ApiRequest): Promise<Credentialed> {
