@@ -22,7 +22,7 @@ import {
 	listPools,
 	listTemplates,
 } from './shared/reads';
-import type { RateLimitReading } from './transport/rateLimit';
+import type { RateLimitReading } from './transport/rateHeaders';
 import type { Emitted, IssuedCursor, PoolSnapshot, TriggerState } from './trigger/state';
 import {
 	DEAL_EVENTS,

@@ -1,18 +1,19 @@
 /**
  * A model of one API key shared by pacers (queue-mode workers, each with its own Pacer) and
- * unpaced co-tenants, against a strict fixed-window server that writes its rate-limit headers the
+ * unpaced co-tenants, against a strict server (a fixed window, a sliding log or a token bucket)
+ * that writes its rate-limit headers the
  * ways real servers do: seconds until the reset (exact, or whole seconds rounded down or up),
  * epoch seconds (rounded up, or truncated), an epoch from a clock N seconds slow with or without
  * a matching Date header, with or without Retry-After. Simulated time, no timers: each pacer
  * runs its items one at a time (as upserts and sends do) through the same calls the transport
  * makes, so a test reads what a deployment would see without waiting for it.
  */
-import type { Refusal } from '../../nodes/MessagingCrm/transport/rateLimit';
 import {
-	Pacer,
 	parseRateLimitHeaders,
 	parseRetryAfter,
-} from '../../nodes/MessagingCrm/transport/rateLimit';
+} from '../../nodes/MessagingCrm/transport/rateHeaders';
+import type { Refusal } from '../../nodes/MessagingCrm/transport/rateLimit';
+import { Pacer } from '../../nodes/MessagingCrm/transport/rateLimit';
 
 export type ResetForm =
 	| 'exact'
@@ -24,9 +25,18 @@ export type ResetForm =
 	/** An epoch ten years ahead: a reset that makes no sense. */
 	| 'far';
 
+/**
+ * How the server counts: a fixed window that starts at the first request after the last one ended
+ * (the sandbox's); a sliding log (a slot frees when the request that took it is a window old,
+ * Remaining grows one at a time, the reset names the next free slot); a token bucket (holds
+ * `limit`, refills `limit` per window evenly, the reset names the next token, now when full).
+ */
+export type Limiter = 'fixed' | 'sliding' | 'bucket';
+
 export interface ServerModel {
 	limit: number;
 	windowMs: number;
+	limiter?: Limiter;
 	/** How X-RateLimit-Reset is written (default exact seconds until the reset, as the sandbox). */
 	reset?: ResetForm;
 	/** The server's clock is this many seconds behind the host's (epoch resets and Date follow it). */
@@ -97,6 +107,62 @@ function headersAt(
 	return headers;
 }
 
+interface Count {
+	ok: boolean;
+	/** The fixed window's index; for a sliding log or bucket, the limit-sized slice of time since the start. */
+	window: number;
+	/** When the window ends, or the next slot or token frees (host clock). */
+	resetAt: number;
+	remaining: number;
+}
+
+/** The server's counter for one key: takes a request arriving at `t` or refuses it. */
+function counter(server: Required<ServerModel>, t0: number): (t: number) => Count {
+	const { limit, windowMs } = server;
+	const slice = (t: number) => Math.floor((t - t0) / windowMs);
+	if (server.limiter === 'sliding') {
+		const taken: number[] = [];
+		return (t) => {
+			while (taken.length && taken[0] <= t - windowMs) taken.shift();
+			const ok = taken.length < limit;
+			if (ok) taken.push(t);
+			const resetAt = taken.length ? taken[0] + windowMs : t;
+			return { ok, window: slice(t), resetAt, remaining: limit - taken.length };
+		};
+	}
+	if (server.limiter === 'bucket') {
+		let tokens = limit;
+		let at = t0;
+		const perMs = limit / windowMs;
+		return (t) => {
+			tokens = Math.min(limit, tokens + (t - at) * perMs);
+			at = t;
+			const ok = tokens >= 1;
+			if (ok) tokens -= 1;
+			// The next token, as a sliding log names its next free slot (now when full).
+			const next = tokens >= limit ? 0 : (Math.floor(tokens) + 1 - tokens) / perMs;
+			const resetAt = t + Math.ceil(next);
+			return { ok, window: slice(t), resetAt, remaining: Math.floor(tokens) };
+		};
+	}
+	// A key spent before the run: a full window that ends `spentUntilMs` after the start.
+	let windowStart: number | undefined = server.spentUntilMs
+		? t0 + server.spentUntilMs - windowMs
+		: undefined;
+	let index = server.spentUntilMs ? 0 : -1;
+	let count = server.spentUntilMs ? limit : 0;
+	return (t) => {
+		if (windowStart === undefined || t >= windowStart + windowMs) {
+			windowStart = t;
+			index++;
+			count = 0;
+		}
+		const ok = count < limit;
+		if (ok) count++;
+		return { ok, window: index, resetAt: windowStart + windowMs, remaining: limit - count };
+	};
+}
+
 /**
  * Runs `clients` pacers (each its own process) and co-tenants sending `cotenantPerWindow`
  * requests per window, evenly, until every pacer is done or `untilMs` of simulated time.
@@ -114,35 +180,22 @@ export function runModel(
 		latencyMs: 5,
 		refuseForMs: 0,
 		spentUntilMs: 0,
+		limiter: 'fixed',
 		...model,
 	};
 	// An arbitrary host time, not on a second boundary, so that rounding shows.
 	const t0 = options.startAt ?? 1_800_000_000_337;
 	const end = t0 + (options.untilMs ?? 3_600_000);
-	// A key spent before the run: a full window that ends `spentUntilMs` after the start.
-	let windowStart: number | undefined = server.spentUntilMs
-		? t0 + server.spentUntilMs - server.windowMs
-		: undefined;
-	let windowIndex = server.spentUntilMs ? 0 : -1;
-	let count = server.spentUntilMs ? server.limit : 0;
+	const count = counter(server, t0);
 	const log: ModelResult['log'] = [];
 	const answer = (t: number, client: number) => {
 		if (t < t0 + server.refuseForMs) {
 			log.push({ at: t - t0, client, ok: false, window: -1 });
 			return { ok: false, headers: headersAt(server, t, t, 0, true) };
 		}
-		if (windowStart === undefined || t >= windowStart + server.windowMs) {
-			windowStart = t;
-			windowIndex++;
-			count = 0;
-		}
-		const ok = count < server.limit;
-		if (ok) count++;
-		log.push({ at: t - t0, client, ok, window: windowIndex });
-		return {
-			ok,
-			headers: headersAt(server, t, windowStart + server.windowMs, server.limit - count, !ok),
-		};
+		const { ok, window, resetAt, remaining } = count(t);
+		log.push({ at: t - t0, client, ok, window });
+		return { ok, headers: headersAt(server, t, resetAt, remaining, !ok) };
 	};
 	const lat = server.latencyMs;
 	const workers = clients.map((c) => ({

@@ -1,10 +1,12 @@
 import {
-	backoffMs,
-	Pacer,
-	probeStepMs,
 	parseRateLimitHeaders,
 	parseReset,
 	parseRetryAfter,
+} from '../../nodes/MessagingCrm/transport/rateHeaders';
+import {
+	backoffMs,
+	Pacer,
+	probeStepMs,
 	RESET_MARGIN_MS,
 } from '../../nodes/MessagingCrm/transport/rateLimit';
 import { runModel } from '../harness/rateModel';
@@ -81,23 +83,29 @@ describe('Pacer', () => {
 		pacer.observe({ limit: 1, remaining: 0, resetAt: NOW + 1000 }, NOW);
 		const t = NOW + 1000 + RESET_MARGIN_MS;
 		expect(pacer.reserve(t)).toBe(0);
-		// Refused, and the reset it names is already past: a step of 100 ms, then 125 ms.
+		// Refused, and the reset it names is already past: a step of a twelfth of the window (not
+		// yet seen: the API's 60 s, so 1 s), then twice that.
 		pacer.observe({ limit: 1, remaining: 0, resetAt: t }, t, {});
-		expect(pacer.reserve(t)).toBe(probeStepMs(0));
-		expect(pacer.reserve(t + 100)).toBe(0);
-		pacer.observe({ limit: 1, remaining: 0, resetAt: t + 100 }, t + 100, {});
-		expect(pacer.reserve(t + 100)).toBe(probeStepMs(1));
-		expect(probeStepMs(1)).toBeGreaterThan(probeStepMs(0));
+		expect(pacer.reserve(t)).toBe(probeStepMs(0, 60_000));
+		expect(probeStepMs(0, 60_000)).toBe(1000);
+		expect(pacer.reserve(t + 1000)).toBe(0);
+		pacer.observe({ limit: 1, remaining: 0, resetAt: t + 1000 }, t + 1000, {});
+		expect(pacer.reserve(t + 1000)).toBe(probeStepMs(1, 60_000));
+		expect(probeStepMs(1, 60_000)).toBe(2000);
+		expect(probeStepMs(0, 6000)).toBe(500);
 	});
 
-	it('shared with another client, spreads what is left (a burst of a quarter per client, at most 30)', () => {
+	it('shared, before a whole window was seen: keeps back what the others spend at the rate they showed, and sends the rest at once', () => {
 		const pacer = new Pacer();
+		// Another client spent 19 of 120; half the window later, it is taken to go on at 20 per 30 s.
 		pacer.observe({ limit: 120, remaining: 100, resetAt: NOW + 60_000 }, NOW);
-		const waits = Array.from({ length: 31 }, () => pacer.reserve(NOW));
-		const burst = waits.findIndex((w) => w > 0);
-		expect(burst).toBeGreaterThan(0);
-		expect(burst).toBeLessThanOrEqual(30);
-		expect(waits[burst]).toBeGreaterThan(100);
+		const later = NOW + 30_000;
+		const waits = Array.from({ length: 100 }, () => pacer.reserve(later));
+		const sent = waits.findIndex((w) => w > 0);
+		// 100 left at the last answer; kept back: 20 the other client has spent since (unseen), 20
+		// until the reset, a tenth more of those and two: 55 go at once.
+		expect(sent).toBe(55);
+		expect(waits[sent]).toBeGreaterThan(0);
 	});
 
 	it('after a 429 from a server that sends no rate-limit headers, sends freely again once one answer got through', () => {

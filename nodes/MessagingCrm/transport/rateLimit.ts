@@ -1,109 +1,26 @@
 /**
- * Pacing under the API's rate limit. Pure bookkeeping: the caller passes the clock in and does
- * the sleeping, so the logic is tested without timers.
+ * Pacing under the API's rate limit: what the pacer decides (send now, wait, probe a reset) from
+ * what it believes about the server (its window, its clock, where its resets really fall) and
+ * about the key's other clients (rateOthers.ts). Pure bookkeeping: the caller passes the clock in
+ * and does the sleeping, so the logic is tested without timers.
  */
+import type { RateLimitReading } from './rateHeaders';
+import { MAX_RESET_AHEAD_MS } from './rateHeaders';
+import { Others } from './rateOthers';
 
-export interface RateLimitReading {
-	limit?: number;
-	remaining?: number;
-	/**
-	 * When the window resets, in epoch milliseconds as written: seconds-until-reset are added to this
-	 * host's clock, epoch seconds are the server's clock (the pacer corrects them by its offset).
-	 */
-	resetAt?: number;
-	/** `X-RateLimit-Reset` was epoch seconds (the server's clock) rather than seconds until the reset. */
-	resetEpoch?: boolean;
-	/** The reset was written in whole seconds: the real reset may lie up to a second either side. */
-	resetWhole?: boolean;
-	/** The server's clock from its HTTP `Date` header (whole seconds), in epoch milliseconds. */
-	serverDate?: number;
-}
-
-/** Values above this are epoch seconds; below, seconds until the reset (api-spec leaves it open). */
-const EPOCH_SECONDS_THRESHOLD = 1_000_000_000;
-
-/** Values above this are epoch milliseconds (as seconds they would be the year 5138; as ms, 1973). */
-const EPOCH_MS_THRESHOLD = 100_000_000_000;
-
-/** A reset further ahead than this makes no sense for a rate limit: it is taken as unknown. */
-export const MAX_RESET_AHEAD_MS = 3_600_000;
+export type { RateLimitReading } from './rateHeaders';
 
 /** Margin added after the earliest moment a reset can have happened before the probe goes. */
 export const RESET_MARGIN_MS = 25;
 
-/** A header by name, whatever its case; the first of repeated values, trimmed. */
-export function headerValue(headers: Record<string, unknown>, name: string): string | undefined {
-	const key = Object.keys(headers).find((k) => k.toLowerCase() === name);
-	const raw = key === undefined ? undefined : headers[key];
-	const value = Array.isArray(raw) ? raw[0] : raw;
-	if (typeof value === 'number') return String(value);
-	return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
-}
-
-function nonNegative(value: string | undefined): number | undefined {
-	if (value === undefined) return undefined;
-	const n = Number(value);
-	return Number.isFinite(n) && n >= 0 ? n : undefined;
-}
-
 /**
- * `X-RateLimit-Reset` as seconds until the reset (whole or fractional), epoch seconds or epoch
- * milliseconds, told apart by size; in epoch milliseconds.
+ * The wait between probes of a reset that has not come yet: doubling from a twelfth of the window
+ * (between 0.1 and 1 s: 0.5 s at a 6 s window, 1 s at 60 s), at most 2 s. Each refused probe is a
+ * 429 on the wire: a reset a second late costs two, not ten 100 ms apart.
  */
-export function parseReset(value: string | undefined, now: number): number | undefined {
-	const n = nonNegative(value);
-	if (n === undefined) return undefined;
-	if (n >= EPOCH_MS_THRESHOLD) return Math.round(n);
-	return n >= EPOCH_SECONDS_THRESHOLD ? Math.round(n * 1000) : now + Math.round(n * 1000);
-}
-
-export function parseRateLimitHeaders(
-	headers: Record<string, unknown>,
-	now: number,
-): RateLimitReading {
-	const limit = nonNegative(headerValue(headers, 'x-ratelimit-limit'));
-	const remaining = nonNegative(headerValue(headers, 'x-ratelimit-remaining'));
-	const reset = headerValue(headers, 'x-ratelimit-reset');
-	const resetAt = parseReset(reset, now);
-	const date = headerValue(headers, 'date');
-	const serverDate = date === undefined ? NaN : Date.parse(date);
-	const reading: RateLimitReading = {
-		limit: limit === undefined ? undefined : Math.floor(limit),
-		remaining: remaining === undefined ? undefined : Math.floor(remaining),
-		resetAt,
-	};
-	if (resetAt !== undefined) {
-		reading.resetEpoch = Number(reset) >= EPOCH_SECONDS_THRESHOLD;
-		// Epoch milliseconds are exact; whole seconds may be rounded either way.
-		reading.resetWhole = /^\d+$/.test(reset as string) && Number(reset) < EPOCH_MS_THRESHOLD;
-	}
-	if (!Number.isNaN(serverDate)) reading.serverDate = serverDate;
-	return reading;
-}
-
-/**
- * `Retry-After` in seconds or as an HTTP date (the server's clock, moved to ours by
- * `clockOffsetMs`, server minus local); milliseconds to wait, or undefined.
- */
-export function parseRetryAfter(
-	headers: Record<string, unknown>,
-	now: number,
-	clockOffsetMs = 0,
-): number | undefined {
-	const value = headerValue(headers, 'retry-after');
-	if (value === undefined) return undefined;
-	const seconds = nonNegative(value);
-	if (seconds !== undefined) return Math.round(seconds * 1000);
-	const date = Date.parse(value);
-	return Number.isNaN(date) ? undefined : Math.max(0, date - clockOffsetMs - now);
-}
-
-/** How long the estimate of the other clients' rate leans on the last window's (ms). */
-const PRIOR_WEIGHT_MS = 10_000;
-
-/** The growing wait between probes of a reset that has not come yet: 100 ms, 125 ms … 2 s. */
-export function probeStepMs(tries: number): number {
-	return Math.round(Math.min(2000, 100 * 1.25 ** tries));
+export function probeStepMs(tries: number, windowMs: number): number {
+	const first = Math.min(1000, Math.max(100, windowMs / 12));
+	return Math.round(Math.min(2000, first * 2 ** tries));
 }
 
 /** While a probe is out, the other requests ask again after this long. */
@@ -130,12 +47,8 @@ interface Window {
 	hi: number;
 	/** Announced in whole seconds. */
 	whole: boolean;
-	/** When this process first saw the window. */
-	since: number;
-	/** Answers of this window that were ours. */
-	ours: number;
-	/** What the other clients had spent in it at the last answer. */
-	others: number;
+	/** When this process first saw it. */
+	seenAt: number;
 }
 
 interface Probe {
@@ -161,9 +74,10 @@ interface Probe {
  *
  * - Alone on the key (no other client seen in this window or the last), the pacer sends what the
  *   window has left as fast as the requests come, and waits for the reset.
- * - Shared, it spreads what is left of the window (X-RateLimit-Remaining) over the time until its
- *   reset, keeping back what the other clients are seen to spend (the server's count minus our
- *   own, per window), and bursts little: the fewer requests per client the more clients it sees.
+ * - Shared, it sends at once what is left of the window (X-RateLimit-Remaining) once what the
+ *   other clients are expected to spend until the reset is kept back (see Others), and never less
+ *   than its fair part of the window (the limit over the clients it sees) while any is left: the
+ *   tail of a run goes as early as the others leave room, not spread over the window.
  * - A reset is never trusted on its own: when it is due, one probe goes out, and only an answer
  *   showing the new window (Remaining back up, or a later reset) lets the rest go. A probe that is
  *   refused or still meets the old window waits a growing step and tries again; where the real
@@ -178,11 +92,6 @@ export class Pacer {
 
 	private inFlight = 0;
 
-	/** Slots that may go out at once when shared; refilled at the paced rate. */
-	private tokens = 0;
-
-	private tokensAt = 0;
-
 	/** The server's X-RateLimit-Remaining at the last answer. */
 	private serverRemaining?: number;
 
@@ -191,11 +100,14 @@ export class Pacer {
 	/** The window's length, once two were seen. */
 	private windowMs?: number;
 
-	/** The last complete window: what the others spent in it, what we did, over how long. */
-	private prior?: { others: number; ours: number; rate: number };
+	/**
+	 * The server frees slots one at a time (a sliding window or a token bucket): what Remaining
+	 * says goes at once, and each reset names when the next slot frees.
+	 */
+	private refills = false;
 
-	/** Requests per millisecond that other clients of the key spend, this window and the last. */
-	private othersRate = 0;
+	/** The key's other clients, as the server's count shows them. */
+	private others = new Others();
 
 	/** A lower bound of the server's clock minus this host's (ms), from the Date header. */
 	private clockOffset?: number;
@@ -222,7 +134,10 @@ export class Pacer {
 	 */
 	reserve(now: number, share = 1): number {
 		const window = this.window;
-		if (this.probe === undefined && window !== undefined && now >= this.probeStart(window)) {
+		// The reset is due: one probe finds out whether it came. A server that frees slots one at a
+		// time names the next free slot as its reset: while slots are left, requests just go.
+		const spent = !this.refills || (this.remaining ?? 0) <= 0;
+		if (!this.probe && window && spent && now >= this.probeStart(window)) {
 			this.probe = {
 				tries: 0,
 				nextAt: now,
@@ -245,34 +160,32 @@ export class Pacer {
 		if (window === undefined) {
 			if (this.remaining > 0) return this.take();
 			// Spent, and no reset announced: probe with a growing step.
-			this.probe = { tries: 0, nextAt: now + probeStepMs(0), inFlight: false, sentAt: now };
-			return probeStepMs(0);
+			const step = probeStepMs(0, this.windowLength());
+			this.probe = { tries: 0, nextAt: now + step, inFlight: false, sentAt: now };
+			return step;
 		}
 		const untilReset = Math.max(1, this.probeStart(window) - now);
 		if (share >= 1 && this.alone()) return this.remaining > 0 ? this.take() : untilReset;
-		const clients = this.clients();
-		// What the others are seen to spend until the reset, a tenth more and two requests for the
-		// unevenness of real clients; but never more than their fair part of what is left (half
-		// with one other client, 7/8 with seven), not rounded: pacers keeping everything for each
-		// other would starve each other, and rounding would let eight overrun the window's last slots.
-		const forOthers =
-			this.othersRate > 0
-				? Math.min(
-						Math.ceil(1.1 * this.othersRate * untilReset) + 2,
-						this.remaining * Math.max(0.5, (clients - 1) / clients),
-					)
-				: 0;
-		let budget = this.remaining - forOthers;
-		if (share < 1 && this.limit !== undefined) {
-			budget = Math.min(budget, Math.floor(share * this.limit) - window.ours - this.inFlight);
+		// Ours to send now: what is left once what the others are expected to spend is kept back,
+		// and never less than our fair part of the window while any is left.
+		const others = this.others;
+		const mine = others.ours + this.inFlight;
+		const left = (this.serverRemaining ?? 0) - this.inFlight;
+		const resetAt = now + untilReset;
+		let budget = Math.max(
+			left - others.keep(now, resetAt),
+			Math.min(this.remaining, others.fairPart(this.limit ?? 0) - mine),
+		);
+		// Had the others spent nothing since our last answer, there would be room: a request tells.
+		if (budget < 1 && others.mayAsk(now) && left - others.keep(now, resetAt, true) >= 1) {
+			budget = 1;
 		}
-		if (budget <= 0) return untilReset;
-		const rate = budget / untilReset;
-		this.tokens = Math.min(this.burst(budget, clients), this.tokens + (now - this.tokensAt) * rate);
-		this.tokensAt = now;
-		if (this.tokens < 1) return Math.max(1, Math.ceil((1 - this.tokens) / rate));
-		this.tokens -= 1;
-		return this.take();
+		if (share < 1 && this.limit !== undefined) {
+			budget = Math.min(budget, Math.floor(share * this.limit) - mine);
+		}
+		if (budget >= 1) return this.take();
+		// Room opens as the others' expected rest shrinks: look again a little later.
+		return Math.min(untilReset, Math.max(PROBE_POLL_MS, Math.round(this.windowLength() / 200)));
 	}
 
 	/**
@@ -332,7 +245,8 @@ export class Pacer {
 		}
 		if (resetAt === undefined) return;
 		if (this.window === undefined) this.startWindow(reading, resetAt, now);
-		this.track(reading, resetAt, now);
+		this.track(resetAt);
+		this.count(reading, now);
 	}
 
 	/** A reserved request ended without a usable response (the probe may have been it). */
@@ -396,10 +310,19 @@ export class Pacer {
 		return base + Math.max(floor, learned) + RESET_MARGIN_MS;
 	}
 
-	/** A probe answered without a new window: the next one after a growing step. */
+	/**
+	 * A probe answered without a new window: the next one after a growing step; a reset announced
+	 * in whole seconds is first probed at the latest reading (it may have been rounded down).
+	 */
 	private missed(probe: Probe, now: number, probeOut: boolean): void {
 		if (probeOut) probe.missAt = probe.sentAt;
-		probe.nextAt = Math.max(probe.nextAt, now + probeStepMs(probe.tries));
+		// A reset in whole seconds may lie up to the latest reading (rounded down): that first.
+		const rounded = this.window?.whole ? this.window.hi + RESET_MARGIN_MS : undefined;
+		if (rounded !== undefined && now < rounded && probe.tries === 0) {
+			probe.nextAt = Math.max(probe.nextAt, rounded);
+		} else {
+			probe.nextAt = Math.max(probe.nextAt, now + probeStepMs(probe.tries, this.windowLength()));
+		}
 		probe.tries++;
 	}
 
@@ -449,9 +372,14 @@ export class Pacer {
 	private learn(probe: Probe): void {
 		const window = this.window;
 		if (probe.base === undefined || window === undefined) return;
-		const late = probe.sentAt - RESET_MARGIN_MS - (window.whole ? window.hi : window.lo);
+		const base = window.whole ? window.hi : window.lo;
+		const late = probe.sentAt - RESET_MARGIN_MS - base;
 		// Confirmed at once: the reset may have been earlier still; look a little earlier next time.
-		this.lateness.push(probe.missAt === undefined ? late - 50 : late);
+		// After a miss a long step before (a reset later than it said), the reset fell between the
+		// two probes: next time, halfway.
+		const missed = probe.missAt === undefined ? late : probe.missAt - RESET_MARGIN_MS - base;
+		if (probe.missAt === undefined) this.lateness.push(late - 50);
+		else this.lateness.push(missed >= 0 ? (missed + late) / 2 : late);
 		if (this.lateness.length > LATENESS_MEMORY) this.lateness.shift();
 	}
 
@@ -459,64 +387,40 @@ export class Pacer {
 		const old = this.window;
 		if (resetAt === undefined) {
 			this.window = undefined;
+			this.others.forget();
 			return;
 		}
-		if (old) {
-			const length = resetAt - old.lo;
-			if (length > 0 && length < 3_600_000) this.windowMs = length;
-			const span = this.windowMs ?? Math.max(1, old.lo - old.since);
-			this.prior = { others: old.others, ours: old.ours, rate: old.others / span };
+		const length = old ? resetAt - old.lo : 0;
+		// The next reset came far sooner than the last window lasted, with few slots back: the server
+		// frees them one at a time (a sliding window, a token bucket), and a reset names the next.
+		if (old && this.limit !== undefined && reading.remaining !== undefined) {
+			const few = reading.remaining < this.limit / 2;
+			const soon = length < (old.lo - old.seenAt) / 2;
+			if ((few && soon) || reading.remaining < this.limit / 4) this.refills = true;
 		}
-		this.window = {
-			lo: resetAt,
-			hi: resetAt,
-			whole: reading.resetWhole === true,
-			since: this.windowMs ? resetAt - this.windowMs : now,
-			ours: 0,
-			others: 0,
-		};
-		this.othersRate = this.prior?.rate ?? 0;
-		this.tokens = this.burst(reading.remaining ?? this.limit ?? 4, this.clients());
-		this.tokensAt = now;
+		if (old && !this.refills && length > 0 && length < MAX_RESET_AHEAD_MS) this.windowMs = length;
+		this.window = { lo: resetAt, hi: resetAt, whole: reading.resetWhole === true, seenAt: now };
+		const start = this.windowMs ? Math.min(now, resetAt - this.windowMs) : now;
+		this.others.begin(start, Math.max(1, resetAt - start));
 	}
 
-	/** Our share of the server's count in this window; the rest is the other clients'. */
-	private track(reading: RateLimitReading, resetAt: number, now: number): void {
+	/** Our answer in this window: the rest of the server's count is the other clients'. */
+	private track(resetAt: number): void {
 		const window = this.window as Window;
 		window.lo = Math.min(window.lo, resetAt);
 		window.hi = Math.max(window.hi, resetAt);
-		window.ours++;
+	}
+
+	/** Our answer: the server's count minus ours (this one and those still out) is the others'. */
+	private count(reading: RateLimitReading, now: number): void {
 		if (this.limit === undefined || reading.remaining === undefined) return;
-		// Our requests still out may have been counted already: the others' part is a lower bound.
-		window.others = Math.max(0, this.limit - reading.remaining - window.ours - this.inFlight);
-		// Without a last window to lean on, what was seen so far (over at least half a second).
-		const elapsed = Math.max(500, now - window.since);
-		this.othersRate =
-			this.prior === undefined
-				? window.others / elapsed
-				: (window.others + this.prior.rate * PRIOR_WEIGHT_MS) / (elapsed + PRIOR_WEIGHT_MS);
+		const others = this.limit - reading.remaining - this.others.ours - 1 - this.inFlight;
+		this.others.answer(now, Math.max(0, others), reading.remaining);
 	}
 
 	/** No other client seen on the key, in this window or the last. */
 	private alone(): boolean {
-		return (this.window?.others ?? 0) === 0 && (this.prior?.others ?? 0) === 0;
-	}
-
-	/** How many clients share the key, from what the others spent beside us (1 to 16). */
-	private clients(): number {
-		const seen =
-			this.prior && this.prior.ours > 0
-				? this.prior
-				: { others: this.window?.others ?? 0, ours: this.window?.ours ?? 0 };
-		return Math.min(16, Math.max(1, 1 + seen.others / Math.max(1, seen.ours)));
-	}
-
-	/**
-	 * Slots that may go out at once when shared: a quarter of what is left per client, at most 30,
-	 * so that a short run does not wait while a long one is spread over the window.
-	 */
-	private burst(headroom: number, clients: number): number {
-		return Math.max(1, Math.min(30, Math.floor(headroom / (4 * clients))));
+		return this.refills || this.others.alone();
 	}
 }
 

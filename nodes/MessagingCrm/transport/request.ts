@@ -22,15 +22,14 @@ import {
 	RETRYABLE_NETWORK_CODES,
 	toNodeApiError,
 } from './errors';
-import type { RateLimitReading } from './rateLimit';
+import type { RateLimitReading } from './rateHeaders';
 import {
-	backoffMs,
 	headerValue,
 	MAX_RESET_AHEAD_MS,
-	Pacer,
 	parseRateLimitHeaders,
 	parseRetryAfter,
-} from './rateLimit';
+} from './rateHeaders';
+import { backoffMs, Pacer } from './rateLimit';
 import type { Redactor } from './redact';
 import { redactor } from './redact';
 

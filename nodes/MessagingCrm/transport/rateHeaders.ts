@@ -1,0 +1,96 @@
+/**
+ * The rate-limit headers as servers write them (api-spec leaves the unit and format of the reset
+ * open): what the pacer reads from every answer. Pure functions of the headers and the clock.
+ */
+
+export interface RateLimitReading {
+	limit?: number;
+	remaining?: number;
+	/**
+	 * When the window resets, in epoch milliseconds as written: seconds-until-reset are added to this
+	 * host's clock, epoch seconds are the server's clock (the pacer corrects them by its offset).
+	 */
+	resetAt?: number;
+	/** `X-RateLimit-Reset` was epoch seconds (the server's clock) rather than seconds until the reset. */
+	resetEpoch?: boolean;
+	/** The reset was written in whole seconds: the real reset may lie up to a second either side. */
+	resetWhole?: boolean;
+	/** The server's clock from its HTTP `Date` header (whole seconds), in epoch milliseconds. */
+	serverDate?: number;
+}
+
+/** Values above this are epoch seconds; below, seconds until the reset (api-spec leaves it open). */
+const EPOCH_SECONDS_THRESHOLD = 1_000_000_000;
+
+/** Values above this are epoch milliseconds (as seconds they would be the year 5138; as ms, 1973). */
+const EPOCH_MS_THRESHOLD = 100_000_000_000;
+
+/** A reset further ahead than this makes no sense for a rate limit: it is taken as unknown. */
+export const MAX_RESET_AHEAD_MS = 3_600_000;
+
+/** A header by name, whatever its case; the first of repeated values, trimmed. */
+export function headerValue(headers: Record<string, unknown>, name: string): string | undefined {
+	const key = Object.keys(headers).find((k) => k.toLowerCase() === name);
+	const raw = key === undefined ? undefined : headers[key];
+	const value = Array.isArray(raw) ? raw[0] : raw;
+	if (typeof value === 'number') return String(value);
+	return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+function nonNegative(value: string | undefined): number | undefined {
+	if (value === undefined) return undefined;
+	const n = Number(value);
+	return Number.isFinite(n) && n >= 0 ? n : undefined;
+}
+
+/**
+ * `X-RateLimit-Reset` as seconds until the reset (whole or fractional), epoch seconds or epoch
+ * milliseconds, told apart by size; in epoch milliseconds.
+ */
+export function parseReset(value: string | undefined, now: number): number | undefined {
+	const n = nonNegative(value);
+	if (n === undefined) return undefined;
+	if (n >= EPOCH_MS_THRESHOLD) return Math.round(n);
+	return n >= EPOCH_SECONDS_THRESHOLD ? Math.round(n * 1000) : now + Math.round(n * 1000);
+}
+
+export function parseRateLimitHeaders(
+	headers: Record<string, unknown>,
+	now: number,
+): RateLimitReading {
+	const limit = nonNegative(headerValue(headers, 'x-ratelimit-limit'));
+	const remaining = nonNegative(headerValue(headers, 'x-ratelimit-remaining'));
+	const reset = headerValue(headers, 'x-ratelimit-reset');
+	const resetAt = parseReset(reset, now);
+	const date = headerValue(headers, 'date');
+	const serverDate = date === undefined ? NaN : Date.parse(date);
+	const reading: RateLimitReading = {
+		limit: limit === undefined ? undefined : Math.floor(limit),
+		remaining: remaining === undefined ? undefined : Math.floor(remaining),
+		resetAt,
+	};
+	if (resetAt !== undefined) {
+		reading.resetEpoch = Number(reset) >= EPOCH_SECONDS_THRESHOLD;
+		// Epoch milliseconds are exact; whole seconds may be rounded either way.
+		reading.resetWhole = /^\d+$/.test(reset as string) && Number(reset) < EPOCH_MS_THRESHOLD;
+	}
+	if (!Number.isNaN(serverDate)) reading.serverDate = serverDate;
+	return reading;
+}
+
+/**
+ * `Retry-After` in seconds or as an HTTP date (the server's clock, moved to ours by
+ * `clockOffsetMs`, server minus local); milliseconds to wait, or undefined.
+ */
+export function parseRetryAfter(
+	headers: Record<string, unknown>,
+	now: number,
+	clockOffsetMs = 0,
+): number | undefined {
+	const value = headerValue(headers, 'retry-after');
+	if (value === undefined) return undefined;
+	const seconds = nonNegative(value);
+	if (seconds !== undefined) return Math.round(seconds * 1000);
+	const date = Date.parse(value);
+	return Number.isNaN(date) ? undefined : Math.max(0, date - clockOffsetMs - now);
+}

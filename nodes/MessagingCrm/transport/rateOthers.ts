@@ -1,0 +1,242 @@
+/**
+ * What the pacer believes about the key's other clients (the company's backend, another workflow,
+ * other queue-mode workers), from the server's count minus its own, window by window. Pure
+ * bookkeeping, no clock of its own: the caller passes the time in.
+ */
+
+/** How many slices of a window the others' spending is remembered in. */
+const PROFILE_SLOTS = 32;
+
+/** At most this many clients are assumed to share the key. */
+const MAX_CLIENTS = 16;
+
+/** One window as this process saw it. */
+interface Tally {
+	/** When the window began (this host's clock), and its length as known then. */
+	start: number;
+	length: number;
+	/** Our answers in it. */
+	ours: number;
+	/** What the others had spent in it at our last answer, and at our first. */
+	others: number;
+	before?: number;
+	/** When our last answer came, and what the server had left then. */
+	lastAt?: number;
+	lastRemaining?: number;
+	/** The most the others had spent by the end of each slice of the window. */
+	profile: number[];
+	/** Back-to-back answers of ours, and the others' requests counted between them. */
+	pairs: number;
+	between: number;
+	/** The shortest time between two answers of ours (a round trip, as near as we know). */
+	gapMin: number;
+}
+
+function tally(start: number, length: number): Tally {
+	return {
+		start,
+		length,
+		ours: 0,
+		others: 0,
+		profile: Array.from({ length: PROFILE_SLOTS }, () => 0),
+		pairs: 0,
+		between: 0,
+		gapMin: Infinity,
+	};
+}
+
+/**
+ * The other clients of the key: how much they spend, when in the window, and how many they are.
+ *
+ * - **How many**: the larger of two counts. By volume, one plus what the others spent per request
+ *   of ours over a window (a co-tenant that spends twice what we do counts as two). By
+ *   concurrency, one plus the others' requests the server counted between two answers of ours
+ *   sent back to back: while everyone sends as fast as it can, that is how many send. The second
+ *   keeps a pacer that got more than its part once from taking it again.
+ * - **What they will still spend before the reset**: what they spent in the rest of the last
+ *   window after this point (a little earlier, for a client whose probe comes late), never more
+ *   than what they spent in all of it minus what they spent in this one so far; at least what
+ *   their rate in this window gives. A client that stopped stops counting once the point where it
+ *   used to send has passed; one that spends more than before is seen at its new rate.
+ */
+export class Others {
+	private current?: Tally;
+
+	private prior?: Tally;
+
+	/** A new window began at `start` (this host's clock); the last one becomes the prior. */
+	begin(start: number, length: number): void {
+		if (this.current && this.current.ours > 0) this.prior = this.current;
+		this.current = tally(start, length);
+	}
+
+	/** No window yet, or the server does not count. */
+	forget(): void {
+		this.current = undefined;
+	}
+
+	/** An answer of ours in this window: the others had spent `others`, `remaining` was left. */
+	answer(now: number, others: number, remaining: number): void {
+		const t = this.current;
+		if (!t) return;
+		if (t.lastAt !== undefined) {
+			const gap = now - t.lastAt;
+			t.gapMin = Math.min(t.gapMin, gap);
+			// Back to back: no longer apart than a round trip and a little (not after a wait).
+			if (gap <= 1.5 * t.gapMin + 2) {
+				t.pairs++;
+				t.between += Math.max(0, others - t.others);
+			}
+		}
+		t.ours++;
+		t.before ??= others;
+		t.others = Math.max(t.others, others);
+		t.lastAt = now;
+		t.lastRemaining = remaining;
+		const slot = Math.floor(((now - t.start) / t.length) * PROFILE_SLOTS);
+		const i = Math.min(PROFILE_SLOTS - 1, Math.max(0, slot));
+		t.profile[i] = Math.max(t.profile[i], t.others);
+	}
+
+	/** What the others have spent in this window, as far as our answers show. */
+	get spent(): number {
+		return this.current?.others ?? 0;
+	}
+
+	/**
+	 * Our fair part of this window in requests: the limit times `fairShare`, whole; what the whole
+	 * parts leave over goes one each to the clients that came first in the window (as many
+	 * requests before our first as there are slots left over), so that the window is used up.
+	 */
+	fairPart(limit: number): number {
+		const share = this.fairShare();
+		if (share === 0) return 0;
+		const whole = Math.floor(limit * share);
+		const over = limit - Math.round(1 / share) * whole;
+		return whole + ((this.current?.before ?? Infinity) < over ? 1 : 0);
+	}
+
+	/** Our answers in this window. */
+	get ours(): number {
+		return this.current?.ours ?? 0;
+	}
+
+	/** No other client seen on the key, in this window or the last. */
+	alone(): boolean {
+		return (this.current?.others ?? 0) === 0 && (this.prior?.others ?? 0) === 0;
+	}
+
+	/**
+	 * Our fair part of a window, as a fraction of the limit: one over the clients that share the
+	 * key, ourselves included (at most a half beside anyone, at least a sixteenth). Nothing before
+	 * a whole window was seen: then what the others are seen to spend decides alone.
+	 */
+	fairShare(): number {
+		const p = this.prior;
+		if (!p) return 0;
+		const seen = [p, this.current].filter((t): t is Tally => !!t && t.pairs >= 2);
+		const together = seen.length ? Math.max(...seen.map(concurrency)) : undefined;
+		// Other clients sending back to back as we do: as many as they are.
+		if (together !== undefined && together >= 1.5) return 1 / Math.min(MAX_CLIENTS, together);
+		// Otherwise by what they would have spent over the whole window; clients seen to spread
+		// their requests cannot wait as we can: half of that (the rest comes from what they leave).
+		const clients = Math.max(2, 1 + demand(p) / Math.max(1, p.ours));
+		return 1 / Math.min(MAX_CLIENTS, together === undefined ? clients : 2 * clients);
+	}
+
+	/**
+	 * What to keep back for the others from the server's Remaining at our last answer: what they
+	 * are expected to spend from that answer until the reset (`resetAt`), a tenth more of what is
+	 * still ahead of `now` for the unevenness of real clients, and two requests. `asked`: as if
+	 * they had spent nothing since our last answer (what a request sent now would find out).
+	 */
+	keep(now: number, resetAt: number, asked = false): number {
+		const t = this.current;
+		if (!t) return 0;
+		// Without a last window, the others' rate since our last answer is as good as any answer.
+		const from = asked && this.prior ? now : (t.lastAt ?? now);
+		return this.expected(from, now, resetAt) + 0.1 * this.expected(now, now, resetAt) + 2;
+	}
+
+	/**
+	 * Whether a request sent now would tell what the others spent since our last answer, and that
+	 * is worth asking: they spread their requests (clients that send back to back as we do have
+	 * spent their part by then, and a request would meet a 429), and our last answer is older than
+	 * a twentieth of the window.
+	 */
+	mayAsk(now: number): boolean {
+		const t = this.current;
+		if (!t || !this.prior || t.lastAt === undefined) return false;
+		if (Math.max(concurrency(this.prior), concurrency(t)) >= 1.5) return false;
+		return now - t.lastAt >= t.length / 20;
+	}
+
+	/**
+	 * The clients that sent back to back with us in the last window did not in this one: our own
+	 * back-to-back requests met no other. The last window says nothing about this one then.
+	 */
+	private gone(): boolean {
+		const t = this.current;
+		return !!t && t.pairs >= 2 && t.between === 0 && !!this.prior && concurrency(this.prior) >= 1.5;
+	}
+
+	/** What the others are expected to spend from `from` until `resetAt` (this host's clock). */
+	private expected(from: number, now: number, resetAt: number): number {
+		const t = this.current as Tally;
+		const until = Math.max(0, resetAt - from);
+		const p = this.gone() ? undefined : this.prior;
+		// Without a last window to go by, the others go on at the rate they showed so far, counting
+		// one more (their next request may be about to come: one request seen tells little).
+		if (!p) return ((t.others + 1) / Math.max(now - t.start, 500)) * until;
+		// As in the last window from there on; a client whose probe comes late still finds its
+		// part, so the last window is read a little earlier than where this one stands.
+		const late = slack(t);
+		const offset = from - t.start;
+		const total = spentBy(p, p.length);
+		const asLastTime = total - spentBy(p, offset - late);
+		// Beyond what they spent by this point last time, at the rate of the excess.
+		const excess = t.others - spentBy(p, offset + late);
+		const elapsed = Math.max((t.lastAt ?? now) - t.start, 500);
+		return Math.max(0, asLastTime, (Math.max(0, excess) / elapsed) * until);
+	}
+}
+
+/**
+ * What the others had spent by `offset` into a window: the slices that ended by then, as our
+ * answers showed them; after our last answer, at the rate they showed until then (never more than
+ * the server had left), or, when our answers covered too little of the window to tell a rate,
+ * all that was left (we kept it for them).
+ */
+function spentBy(t: Tally, offset: number): number {
+	const seenUntil = (t.lastAt ?? t.start) - t.start;
+	const slots = Math.min(PROFILE_SLOTS, Math.floor((offset / t.length) * PROFILE_SLOTS));
+	let most = 0;
+	for (let i = 0; i < slots; i++) most = Math.max(most, t.profile[i]);
+	if (offset <= seenUntil || seenUntil >= t.length) return most;
+	const after = Math.min(offset, t.length) - seenUntil;
+	const left = t.lastRemaining ?? 0;
+	// Our answers covered a quarter of the window at least: the others went on at their rate.
+	if (seenUntil >= t.length / 4) return t.others + Math.min(left, (t.others / seenUntil) * after);
+	// Otherwise they are taken to have spent what we left them, evenly until the window's end.
+	return t.others + (left * after) / (t.length - seenUntil);
+}
+
+/**
+ * What the others would have spent over a whole window at the rate they showed: when the window
+ * was spent before its end, a client that spreads its requests was refused the rest.
+ */
+function demand(t: Tally): number {
+	const seenUntil = (t.lastAt ?? t.start) - t.start;
+	if ((t.lastRemaining ?? 0) > 1 || seenUntil >= t.length) return spentBy(t, t.length);
+	return (t.others * t.length) / Math.max(seenUntil, t.length / PROFILE_SLOTS);
+}
+
+/** How late another client may come in a window and still be expected: a tenth of it, 1.5 s at least. */
+function slack(t: Tally): number {
+	return Math.max(t.length / 10, 1500);
+}
+
+/** One plus the others' requests counted between two answers of ours sent back to back. */
+function concurrency(t: Tally): number {
+	return t.pairs >= 2 ? 1 + t.between / t.pairs : 1;
+}
