@@ -134,9 +134,10 @@ export class Pacer {
 	 */
 	reserve(now: number, share = 1): number {
 		const window = this.window;
-		// The reset is due: one probe finds out whether it came. A server that frees slots one at a
-		// time names the next free slot as its reset: while slots are left, requests just go.
-		const spent = !this.refills || (this.remaining ?? 0) <= 0;
+		// The reset is due: one probe finds out whether it came. Alone with slots left, the requests
+		// themselves find out (a server that frees slots one at a time names the next free slot as
+		// its reset, and has slots all the same).
+		const spent = (this.remaining ?? 0) <= 0 || share < 1 || !this.alone();
 		if (!this.probe && window && spent && now >= this.probeStart(window)) {
 			this.probe = {
 				tries: 0,
@@ -166,20 +167,30 @@ export class Pacer {
 		}
 		const untilReset = Math.max(1, this.probeStart(window) - now);
 		if (share >= 1 && this.alone()) return this.remaining > 0 ? this.take() : untilReset;
-		// Ours to send now: what is left once what the others are expected to spend is kept back,
-		// and never less than our fair part of the window while any is left.
 		const others = this.others;
+		const limit = this.limit ?? 0;
 		const mine = others.ours + this.inFlight;
 		const left = (this.serverRemaining ?? 0) - this.inFlight;
 		const resetAt = now + untilReset;
-		let budget = Math.max(
-			left - others.keep(now, resetAt),
-			Math.min(this.remaining, others.fairPart(this.limit ?? 0) - mine),
-		);
-		// Had the others spent nothing since our last answer, there would be room: a request tells.
-		if (budget < 1 && others.mayAsk(now) && left - others.keep(now, resetAt, true) >= 1) {
-			budget = 1;
+		const answered = others.answeredAt ?? now;
+		// Never less than our fair part of the window while any is left.
+		const fair = Math.min(this.remaining, others.fairPart(limit) - mine);
+		let budget: number;
+		let asked: number;
+		if (others.pacers()) {
+			// Beside clients that send as we do: beyond our part, what is left once they have sent
+			// theirs and what clients that spread their requests spend until the reset is kept back.
+			const pacers = others.keepPacers(limit);
+			budget = Math.max(fair, left - pacers - others.keepSpread(answered, resetAt, limit));
+			asked = left - pacers - others.keepSpread(now, resetAt, limit);
+		} else {
+			// Beside clients that spread their requests: what is left once what they are expected to
+			// spend is kept back.
+			budget = Math.max(fair, left - others.keep(now, resetAt, limit));
+			asked = left - others.keep(now, resetAt, limit, true);
 		}
+		// Had the others spent nothing since our last answer, there would be room: a request tells.
+		if (budget < 1 && asked >= 1 && others.mayAsk(now)) budget = 1;
 		if (share < 1 && this.limit !== undefined) {
 			budget = Math.min(budget, Math.floor(share * this.limit) - mine);
 		}
@@ -304,10 +315,9 @@ export class Pacer {
 	 * the real reset fell in the last windows.
 	 */
 	private probeStart(window: Window): number {
-		const floor = window.whole ? -1000 : 0;
+		const floor = window.whole ? window.hi - 1000 - resetBase(window) : 0;
 		const learned = this.lateness.length ? Math.min(...this.lateness) : floor;
-		const base = window.whole ? window.hi : window.lo;
-		return base + Math.max(floor, learned) + RESET_MARGIN_MS;
+		return resetBase(window) + Math.max(floor, learned) + RESET_MARGIN_MS;
 	}
 
 	/**
@@ -317,9 +327,11 @@ export class Pacer {
 	private missed(probe: Probe, now: number, probeOut: boolean): void {
 		if (probeOut) probe.missAt = probe.sentAt;
 		// A reset in whole seconds may lie up to the latest reading (rounded down): that first.
-		const rounded = this.window?.whole ? this.window.hi + RESET_MARGIN_MS : undefined;
-		if (rounded !== undefined && now < rounded && probe.tries === 0) {
-			probe.nextAt = Math.max(probe.nextAt, rounded);
+		const window = this.window;
+		const rounded = window?.whole ? [window.hi, window.lo + 1000] : [];
+		const next = rounded.map((t) => t + RESET_MARGIN_MS).find((t) => t > now);
+		if (next !== undefined && probe.tries < 2) {
+			probe.nextAt = Math.max(probe.nextAt, next);
 		} else {
 			probe.nextAt = Math.max(probe.nextAt, now + probeStepMs(probe.tries, this.windowLength()));
 		}
@@ -372,7 +384,7 @@ export class Pacer {
 	private learn(probe: Probe): void {
 		const window = this.window;
 		if (probe.base === undefined || window === undefined) return;
-		const base = window.whole ? window.hi : window.lo;
+		const base = resetBase(window);
 		const late = probe.sentAt - RESET_MARGIN_MS - base;
 		// Confirmed at once: the reset may have been earlier still; look a little earlier next time.
 		// After a miss a long step before (a reset later than it said), the reset fell between the
@@ -396,7 +408,7 @@ export class Pacer {
 		if (old && this.limit !== undefined && reading.remaining !== undefined) {
 			const few = reading.remaining < this.limit / 2;
 			const soon = length < (old.lo - old.seenAt) / 2;
-			if ((few && soon) || reading.remaining < this.limit / 4) this.refills = true;
+			if ((few && soon) || (reading.remaining <= 1 && length < 1000)) this.refills = true;
 		}
 		if (old && !this.refills && length > 0 && length < MAX_RESET_AHEAD_MS) this.windowMs = length;
 		this.window = { lo: resetAt, hi: resetAt, whole: reading.resetWhole === true, seenAt: now };
@@ -422,6 +434,15 @@ export class Pacer {
 	private alone(): boolean {
 		return this.refills || this.others.alone();
 	}
+}
+
+/**
+ * Where a window's reset is taken to fall before anything is learned: the announced reset; in
+ * whole seconds, a second after the earliest reading (rounded down, the real one lies before
+ * that; rounded up, at the earliest reading, where learning moves the probe).
+ */
+function resetBase(window: Window): number {
+	return window.whole ? window.lo + 1000 : window.lo;
 }
 
 /** Exponential backoff with jitter, for attempt 1, 2, 3 … */

@@ -28,6 +28,8 @@ interface Tally {
 	/** Back-to-back answers of ours, and the others' requests counted between them. */
 	pairs: number;
 	between: number;
+	/** The last back-to-back answers of ours in a row that met no other request. */
+	quiet: number;
 	/** The shortest time between two answers of ours (a round trip, as near as we know). */
 	gapMin: number;
 }
@@ -41,6 +43,7 @@ function tally(start: number, length: number): Tally {
 		profile: Array.from({ length: PROFILE_SLOTS }, () => 0),
 		pairs: 0,
 		between: 0,
+		quiet: 0,
 		gapMin: Infinity,
 	};
 }
@@ -86,6 +89,7 @@ export class Others {
 			if (gap <= 1.5 * t.gapMin + 2) {
 				t.pairs++;
 				t.between += Math.max(0, others - t.others);
+				t.quiet = others > t.others ? 0 : t.quiet + 1;
 			}
 		}
 		t.ours++;
@@ -104,16 +108,95 @@ export class Others {
 	}
 
 	/**
-	 * Our fair part of this window in requests: the limit times `fairShare`, whole; what the whole
-	 * parts leave over goes one each to the clients that came first in the window (as many
-	 * requests before our first as there are slots left over), so that the window is used up.
+	 * Our fair part of this window, in requests; 0 before a whole window was seen (then what the
+	 * others are seen to spend decides alone).
+	 *
+	 * - Beside clients that send back to back as we do (other pacers): the limit, less what
+	 *   clients that spread their requests spend, over as many as send together, whole; what the
+	 *   whole parts leave over goes one each to the clients that came first in the window (as many
+	 *   requests before our first as slots left over), so that the window is used up.
+	 * - Beside clients that spread their requests only: one over the clients they count for by
+	 *   what they would have spent over the whole window, and half of that (they cannot wait as we
+	 *   can; the rest comes from what they leave); at most a quarter of the limit.
 	 */
 	fairPart(limit: number): number {
-		const share = this.fairShare();
-		if (share === 0) return 0;
-		const whole = Math.floor(limit * share);
-		const over = limit - Math.round(1 / share) * whole;
-		return whole + ((this.current?.before ?? Infinity) < over ? 1 : 0);
+		const p = this.prior;
+		if (!p) return 0;
+		const together = this.together();
+		if (together !== undefined && together >= 1.5) {
+			const clients = Math.min(MAX_CLIENTS, Math.round(together));
+			const forPacers = this.forPacers(limit);
+			const whole = Math.floor(forPacers / clients);
+			const over = Math.floor(forPacers) - clients * whole;
+			return whole + ((this.current?.before ?? Infinity) < over ? 1 : 0);
+		}
+		const clients = Math.max(2, 1 + demand(p) / Math.max(1, p.ours));
+		return Math.floor(limit / Math.min(MAX_CLIENTS, together === undefined ? clients : 2 * clients));
+	}
+
+	/**
+	 * Clients that send back to back as we do were seen in this window or the last, and our own
+	 * last three back-to-back requests met none of them: they have sent their part (or stopped).
+	 */
+	stopped(): boolean {
+		const together = this.together();
+		return together !== undefined && together >= 1.5 && (this.current?.quiet ?? 0) >= 3;
+	}
+
+	/**
+	 * What clients that spread their requests are expected to spend from `now` until `resetAt`, a
+	 * tenth more and the margin: what is kept back once the clients that send as we do have sent.
+	 */
+	keepSpread(from: number, resetAt: number, limit: number): number {
+		const p = this.prior;
+		const spreading = p ? this.spreading(this.together() ?? 1) : 0;
+		if (!p || spreading <= 0) return 0;
+		return (1.1 * spreading * Math.max(0, resetAt - from)) / p.length + margin(limit);
+	}
+
+	/**
+	 * What the clients that send as we do have still to send of their parts in this window, as
+	 * far as our last answer showed (nothing once they were seen to stop).
+	 */
+	keepPacers(limit: number): number {
+		const t = this.current;
+		const together = this.together();
+		if (!t || !this.prior || together === undefined || this.stopped()) return 0;
+		const clients = Math.min(MAX_CLIENTS, Math.round(together));
+		return Math.max(0, ((clients - 1) / clients) * this.forPacers(limit) - t.others);
+	}
+
+	/** Clients that send back to back as we do share the key (other pacers). */
+	pacers(): boolean {
+		return (this.together() ?? 1) >= 1.5 && !!this.prior;
+	}
+
+	/** When our last answer in this window came. */
+	get answeredAt(): number | undefined {
+		return this.current?.lastAt;
+	}
+
+	/** The limit less what clients that spread their requests are expected to spend in a window. */
+	private forPacers(limit: number): number {
+		const spreading = this.spreading(this.together() ?? 1);
+		return limit - (spreading > 0 ? 1.1 * spreading + margin(limit) : 0);
+	}
+
+	/** How many send back to back, ourselves included, in this window or the last, if seen. */
+	private together(): number | undefined {
+		const seen = [this.prior, this.current].filter((t): t is Tally => !!t && t.pairs >= 2);
+		return seen.length ? Math.max(...seen.map(concurrency)) : undefined;
+	}
+
+	/**
+	 * What clients that spread their requests spent over the last window, as far as our answers
+	 * saw: the others' spending beyond as much as ours per client sending with us, and at most
+	 * what they spent after the start of the window, at that rate.
+	 */
+	private spreading(together: number): number {
+		const p = this.prior as Tally;
+		const beyond = p.others - (together - 1) * p.ours;
+		return Math.max(0, Math.min(beyond, spreadingAfterStart(p)));
 	}
 
 	/** Our answers in this window. */
@@ -127,35 +210,19 @@ export class Others {
 	}
 
 	/**
-	 * Our fair part of a window, as a fraction of the limit: one over the clients that share the
-	 * key, ourselves included (at most a half beside anyone, at least a sixteenth). Nothing before
-	 * a whole window was seen: then what the others are seen to spend decides alone.
-	 */
-	fairShare(): number {
-		const p = this.prior;
-		if (!p) return 0;
-		const seen = [p, this.current].filter((t): t is Tally => !!t && t.pairs >= 2);
-		const together = seen.length ? Math.max(...seen.map(concurrency)) : undefined;
-		// Other clients sending back to back as we do: as many as they are.
-		if (together !== undefined && together >= 1.5) return 1 / Math.min(MAX_CLIENTS, together);
-		// Otherwise by what they would have spent over the whole window; clients seen to spread
-		// their requests cannot wait as we can: half of that (the rest comes from what they leave).
-		const clients = Math.max(2, 1 + demand(p) / Math.max(1, p.ours));
-		return 1 / Math.min(MAX_CLIENTS, together === undefined ? clients : 2 * clients);
-	}
-
-	/**
 	 * What to keep back for the others from the server's Remaining at our last answer: what they
 	 * are expected to spend from that answer until the reset (`resetAt`), a tenth more of what is
-	 * still ahead of `now` for the unevenness of real clients, and two requests. `asked`: as if
+	 * still ahead of `now` for the unevenness of real clients, and two requests (fewer under a
+	 * limit below 60). `asked`: as if
 	 * they had spent nothing since our last answer (what a request sent now would find out).
 	 */
-	keep(now: number, resetAt: number, asked = false): number {
+	keep(now: number, resetAt: number, limit: number, asked = false): number {
 		const t = this.current;
 		if (!t) return 0;
 		// Without a last window, the others' rate since our last answer is as good as any answer.
 		const from = asked && this.prior ? now : (t.lastAt ?? now);
-		return this.expected(from, now, resetAt) + 0.1 * this.expected(now, now, resetAt) + 2;
+		const ahead = this.expected(now, now, resetAt);
+		return this.expected(from, now, resetAt) + 0.1 * ahead + margin(limit);
 	}
 
 	/**
@@ -167,7 +234,6 @@ export class Others {
 	mayAsk(now: number): boolean {
 		const t = this.current;
 		if (!t || !this.prior || t.lastAt === undefined) return false;
-		if (Math.max(concurrency(this.prior), concurrency(t)) >= 1.5) return false;
 		return now - t.lastAt >= t.length / 20;
 	}
 
@@ -239,4 +305,20 @@ function slack(t: Tally): number {
 /** One plus the others' requests counted between two answers of ours sent back to back. */
 function concurrency(t: Tally): number {
 	return t.pairs >= 2 ? 1 + t.between / t.pairs : 1;
+}
+
+/** Requests kept back beyond the others' expected spending: two, fewer under a limit below 60. */
+function margin(limit: number): number {
+	return 2 * Math.min(1, limit / 60);
+}
+
+/**
+ * What the others spent after the lateness allowed at a window's start (when clients that send
+ * back to back have sent) until our last answer, at that rate over the whole window.
+ */
+function spreadingAfterStart(t: Tally): number {
+	const late = slack(t);
+	const seenUntil = (t.lastAt ?? t.start) - t.start;
+	if (seenUntil <= late) return 0;
+	return ((t.others - spentBy(t, late)) * t.length) / (seenUntil - late);
 }
