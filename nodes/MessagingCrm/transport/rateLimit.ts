@@ -180,7 +180,7 @@ export class Pacer {
 		if (others.pacers()) {
 			// Beside clients that send as we do: beyond our part, what is left once they have sent
 			// theirs and what clients that spread their requests spend until the reset is kept back.
-			const pacers = others.keepPacers(limit);
+			const pacers = others.keepPacers(limit, now);
 			budget = Math.max(fair, left - pacers - others.keepSpread(answered, resetAt, limit));
 			asked = left - pacers - others.keepSpread(now, resetAt, limit);
 		} else {
@@ -315,7 +315,9 @@ export class Pacer {
 	 * the real reset fell in the last windows.
 	 */
 	private probeStart(window: Window): number {
-		const floor = window.whole ? window.hi - 1000 - resetBase(window) : 0;
+		// Shared, a probe too early is a 429 and one too late still finds our part kept for us: no
+		// earlier than where a reset in whole seconds can be, rounded either way.
+		const floor = window.whole && this.alone() ? window.hi - 1000 - resetBase(window) : 0;
 		const learned = this.lateness.length ? Math.min(...this.lateness) : floor;
 		return resetBase(window) + Math.max(floor, learned) + RESET_MARGIN_MS;
 	}

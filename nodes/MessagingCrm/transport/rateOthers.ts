@@ -7,6 +7,9 @@
 /** How many slices of a window the others' spending is remembered in. */
 const PROFILE_SLOTS = 32;
 
+/** How many windows the count of clients looks back on. */
+const COUNT_MEMORY = 4;
+
 /** At most this many clients are assumed to share the key. */
 const MAX_CLIENTS = 16;
 
@@ -67,10 +70,29 @@ export class Others {
 
 	private prior?: Tally;
 
+	/** How many sent back to back in the last window where ours were enough to count them. */
+	private lastTogether?: number;
+
+	/**
+	 * How many clients shared the key in the last windows, counted both ways: the most of them is
+	 * taken, so that a pacer that once took more than its part (and so counts fewer by volume)
+	 * does not keep doing so. A client that stops is forgotten after that many windows; within the
+	 * window, the rest is ours once it is seen to have stopped.
+	 */
+	private counted: number[] = [];
+
 	/** A new window began at `start` (this host's clock); the last one becomes the prior. */
 	begin(start: number, length: number): void {
 		if (this.current && this.current.ours > 0) this.prior = this.current;
 		this.current = tally(start, length);
+		// A window with too few answers of ours back to back to count goes by the last that had.
+		if (this.prior && this.prior.pairs >= 2) this.lastTogether = concurrency(this.prior);
+		const p = this.prior;
+		if (p && p.ours > 0) {
+			const byVolume = 1 + p.others / p.ours;
+			this.counted.push(Math.round(Math.max(byVolume, this.lastTogether ?? 1)));
+			if (this.counted.length > COUNT_MEMORY) this.counted.shift();
+		}
 	}
 
 	/** No window yet, or the server does not count. */
@@ -124,7 +146,7 @@ export class Others {
 		if (!p) return 0;
 		const together = this.together();
 		if (together !== undefined && together >= 1.5) {
-			const clients = Math.min(MAX_CLIENTS, Math.round(together));
+			const clients = this.pacerCount(together);
 			const forPacers = this.forPacers(limit);
 			const whole = Math.floor(forPacers / clients);
 			const over = Math.floor(forPacers) - clients * whole;
@@ -135,12 +157,16 @@ export class Others {
 	}
 
 	/**
-	 * Clients that send back to back as we do were seen in this window or the last, and our own
-	 * last three back-to-back requests met none of them: they have sent their part (or stopped).
+	 * Clients that send back to back as we do were seen in this window or the last, our own last
+	 * three back-to-back requests met none of them, and the window is older than the lateness
+	 * allowed to a client: they have sent their part (or stopped).
 	 */
-	stopped(): boolean {
+	stopped(now: number): boolean {
+		const t = this.current;
 		const together = this.together();
-		return together !== undefined && together >= 1.5 && (this.current?.quiet ?? 0) >= 3;
+		if (!t || together === undefined || together < 1.5 || t.quiet < 3) return false;
+		// A client whose probe comes late has not sent yet: only past the lateness allowed to it.
+		return now - t.start >= slack(t);
 	}
 
 	/**
@@ -158,11 +184,11 @@ export class Others {
 	 * What the clients that send as we do have still to send of their parts in this window, as
 	 * far as our last answer showed (nothing once they were seen to stop).
 	 */
-	keepPacers(limit: number): number {
+	keepPacers(limit: number, now: number): number {
 		const t = this.current;
 		const together = this.together();
-		if (!t || !this.prior || together === undefined || this.stopped()) return 0;
-		const clients = Math.min(MAX_CLIENTS, Math.round(together));
+		if (!t || !this.prior || together === undefined || this.stopped(now)) return 0;
+		const clients = this.pacerCount(together);
 		return Math.max(0, ((clients - 1) / clients) * this.forPacers(limit) - t.others);
 	}
 
@@ -182,10 +208,23 @@ export class Others {
 		return limit - (spreading > 0 ? 1.1 * spreading + margin(limit) : 0);
 	}
 
+	/**
+	 * How many clients send as we do, ourselves included: as many as were seen sending back to back
+	 * with us, or as the others' spending in the last window (beyond clients that spread their
+	 * requests) counts in parts like ours, whichever is more (pacers that do not start together are
+	 * not all seen back to back; a pacer that took more than its part once counts fewer by volume).
+	 */
+	private pacerCount(together: number): number {
+		const p = this.prior as Tally;
+		const byVolume = 1 + Math.max(0, p.others - this.spreading(together)) / Math.max(1, p.ours);
+		const now = Math.max(Math.round(together), Math.round(byVolume));
+		return Math.min(MAX_CLIENTS, Math.max(now, ...this.counted));
+	}
+
 	/** How many send back to back, ourselves included, in this window or the last, if seen. */
 	private together(): number | undefined {
 		const seen = [this.prior, this.current].filter((t): t is Tally => !!t && t.pairs >= 2);
-		return seen.length ? Math.max(...seen.map(concurrency)) : undefined;
+		return seen.length ? Math.max(...seen.map(concurrency)) : this.lastTogether;
 	}
 
 	/**
