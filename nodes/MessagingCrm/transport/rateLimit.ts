@@ -7,21 +7,10 @@
 import type { RateLimitReading } from './rateHeaders';
 import { MAX_RESET_AHEAD_MS } from './rateHeaders';
 import { Others } from './rateOthers';
+import { probeStepMs, RESET_MARGIN_MS, ServerWindow } from './rateWindow';
 
 export type { RateLimitReading } from './rateHeaders';
-
-/** Margin added after the earliest moment a reset can have happened before the probe goes. */
-export const RESET_MARGIN_MS = 25;
-
-/**
- * The wait between probes of a reset that has not come yet: doubling from a twelfth of the window
- * (between 0.1 and 1 s: 0.5 s at a 6 s window, 1 s at 60 s), at most 2 s. Each refused probe is a
- * 429 on the wire: a reset a second late costs two, not ten 100 ms apart.
- */
-export function probeStepMs(tries: number, windowMs: number): number {
-	const first = Math.min(1000, Math.max(100, windowMs / 12));
-	return Math.round(Math.min(2000, first * 2 ** tries));
-}
+export { probeStepMs, RESET_MARGIN_MS } from './rateWindow';
 
 /** While a probe is out, the other requests ask again after this long. */
 const PROBE_POLL_MS = 20;
@@ -29,26 +18,10 @@ const PROBE_POLL_MS = 20;
 /** A probe with no answer after this long is taken as lost (a cancelled execution). */
 const PROBE_LOST_MS = 35_000;
 
-/** How many windows the learned position of the real reset looks back on. */
-const LATENESS_MEMORY = 4;
-
-/** The window's length when none was seen yet: the API's own (api-spec, Limits). */
-const DEFAULT_WINDOW_MS = 60_000;
-
 /** What a 429 may say beyond its headers. */
 export interface Refusal {
 	/** The server's Retry-After, in milliseconds. */
 	retryAfterMs?: number;
-}
-
-interface Window {
-	/** The earliest and latest reset the answers of this window announced (this host's clock). */
-	lo: number;
-	hi: number;
-	/** Announced in whole seconds. */
-	whole: boolean;
-	/** When this process first saw it. */
-	seenAt: number;
 }
 
 interface Probe {
@@ -62,9 +35,10 @@ interface Probe {
 	missAt?: number;
 	/** The server's X-RateLimit-Remaining before the probe: a new window answers more. */
 	before?: number;
-	/** The old window's announced reset, and where the probing of it began (this host's clock). */
+	/** The old window's announced reset (this host's clock). */
 	announced?: number;
-	base?: number;
+	/** Sent because the reset was due (not after a 429): where it falls can be learned from it. */
+	atReset?: boolean;
 }
 
 /**
@@ -95,37 +69,23 @@ export class Pacer {
 	/** The server's X-RateLimit-Remaining at the last answer. */
 	private serverRemaining?: number;
 
-	private window?: Window;
-
-	/** The window's length, once two were seen. */
-	private windowMs?: number;
-
-	/**
-	 * The server frees slots one at a time (a sliding window or a token bucket): what Remaining
-	 * says goes at once, and each reset names when the next slot frees.
-	 */
-	private refills = false;
+	/** The server's window, clock and resets, as its headers show them. */
+	private server = new ServerWindow();
 
 	/** The key's other clients, as the server's count shows them. */
 	private others = new Others();
-
-	/** A lower bound of the server's clock minus this host's (ms), from the Date header. */
-	private clockOffset?: number;
-
-	/** Where the real reset fell, relative to where probing began, in the last windows (ms). */
-	private lateness: number[] = [];
 
 	/** Set while the window's reset is due and not yet confirmed by the server. */
 	private probe?: Probe;
 
 	/** The server's clock minus this host's, as far as known (0 when it sends no Date). */
 	get serverClockOffset(): number {
-		return this.clockOffset ?? 0;
+		return this.server.offset;
 	}
 
 	/** When the current window resets at the earliest (this host's clock), if known. */
 	get resetAt(): number | undefined {
-		return this.window === undefined ? undefined : this.probeStart(this.window);
+		return this.server.window === undefined ? undefined : this.probeStart();
 	}
 
 	/**
@@ -133,12 +93,12 @@ export class Pacer {
 	 * `share` (0 to 1) caps the part of the key's limit this process takes per window.
 	 */
 	reserve(now: number, share = 1): number {
-		const window = this.window;
+		const window = this.server.window;
 		// The reset is due: one probe finds out whether it came. Alone with slots left, the requests
 		// themselves find out (a server that frees slots one at a time names the next free slot as
 		// its reset, and has slots all the same).
 		const spent = (this.remaining ?? 0) <= 0 || share < 1 || !this.alone();
-		if (!this.probe && window && spent && now >= this.probeStart(window)) {
+		if (!this.probe && window && spent && now >= this.probeStart()) {
 			this.probe = {
 				tries: 0,
 				nextAt: now,
@@ -146,7 +106,7 @@ export class Pacer {
 				sentAt: now,
 				before: this.serverRemaining,
 				announced: window.lo,
-				base: this.probeStart(window),
+				atReset: true,
 			};
 		}
 		const probe = this.probe;
@@ -161,11 +121,11 @@ export class Pacer {
 		if (window === undefined) {
 			if (this.remaining > 0) return this.take();
 			// Spent, and no reset announced: probe with a growing step.
-			const step = probeStepMs(0, this.windowLength());
+			const step = probeStepMs(0, this.server.length());
 			this.probe = { tries: 0, nextAt: now + step, inFlight: false, sentAt: now };
 			return step;
 		}
-		const untilReset = Math.max(1, this.probeStart(window) - now);
+		const untilReset = Math.max(1, this.probeStart() - now);
 		if (share >= 1 && this.alone()) return this.remaining > 0 ? this.take() : untilReset;
 		const others = this.others;
 		const limit = this.limit ?? 0;
@@ -196,7 +156,7 @@ export class Pacer {
 		}
 		if (budget >= 1) return this.take();
 		// Room opens as the others' expected rest shrinks: look again a little later.
-		return Math.min(untilReset, Math.max(PROBE_POLL_MS, Math.round(this.windowLength() / 200)));
+		return Math.min(untilReset, Math.max(PROBE_POLL_MS, Math.round(this.server.length() / 200)));
 	}
 
 	/**
@@ -208,15 +168,9 @@ export class Pacer {
 		const probe = this.probe;
 		const probeOut = probe?.inFlight === true;
 		if (probe) probe.inFlight = false;
-		if (reading.serverDate !== undefined) {
-			// Date is whole seconds and was written before we read it: each answer bounds the offset
-			// from below. The bound sinks slowly so that a server whose clock is reset is followed.
-			const sample = reading.serverDate - now;
-			this.clockOffset =
-				this.clockOffset === undefined ? sample : Math.max(sample, this.clockOffset - 10);
-		}
+		this.server.clock(reading, now);
 		if (reading.limit !== undefined) this.limit = reading.limit;
-		const resetAt = this.localReset(reading, now);
+		const resetAt = this.server.localReset(reading, now);
 		if (refused) {
 			const nonsense = reading.resetAt !== undefined && resetAt === undefined;
 			return this.refusedAt(now, resetAt, refused, probeOut, reading.resetWhole === true, nonsense);
@@ -226,9 +180,7 @@ export class Pacer {
 				probe.before === undefined ||
 				reading.remaining === undefined ||
 				reading.remaining >= probe.before ||
-				(resetAt !== undefined &&
-					probe.announced !== undefined &&
-					resetAt > probe.announced + this.jumpMs());
+				(resetAt !== undefined && this.server.movedOn(resetAt, probe.announced));
 			if (!newWindow) {
 				// Still the old window: the reset was announced early. The slot was used, nothing lost.
 				this.missed(probe, now, probeOut);
@@ -236,16 +188,12 @@ export class Pacer {
 				this.remaining = Math.max(0, (reading.remaining ?? 0) - this.inFlight);
 				return;
 			}
-			this.learn(probe);
+			if (probe.atReset) this.server.learn(probe);
 			this.probe = undefined;
 			// A server that does not count in headers: back to sending freely.
 			if (reading.remaining === undefined) this.remaining = this.serverRemaining = undefined;
 			this.startWindow(reading, resetAt, now);
-		} else if (
-			resetAt !== undefined &&
-			this.window !== undefined &&
-			resetAt > this.window.lo + this.jumpMs()
-		) {
+		} else if (resetAt !== undefined && this.server.movedOn(resetAt)) {
 			// The server moved on before the reset we expected: a new window all the same.
 			this.startWindow(reading, resetAt, now);
 		}
@@ -255,8 +203,8 @@ export class Pacer {
 			this.remaining = Math.max(0, reading.remaining - this.inFlight);
 		}
 		if (resetAt === undefined) return;
-		if (this.window === undefined) this.startWindow(reading, resetAt, now);
-		this.track(resetAt);
+		if (this.server.window === undefined) this.startWindow(reading, resetAt, now);
+		this.server.track(resetAt);
 		this.count(reading, now);
 	}
 
@@ -279,7 +227,7 @@ export class Pacer {
 	 * none was seen yet), at least 30 s.
 	 */
 	patienceMs(): number {
-		return Math.max(30_000, 2 * this.windowLength());
+		return Math.max(30_000, 2 * this.server.length());
 	}
 
 	private take(): 0 {
@@ -288,56 +236,16 @@ export class Pacer {
 		return 0;
 	}
 
-	/**
-	 * A reading's reset on this host's clock; undefined when it makes no sense (further than an
-	 * hour ahead, or behind by more than a window): then the reset is unknown.
-	 */
-	private localReset(reading: RateLimitReading, now: number): number | undefined {
-		if (reading.resetAt === undefined) return undefined;
-		const local = reading.resetEpoch ? reading.resetAt - this.serverClockOffset : reading.resetAt;
-		if (local - now > MAX_RESET_AHEAD_MS || now - local > this.windowLength()) return undefined;
-		return local;
-	}
-
-	/** The window's length as seen, or the API's own before two were seen. */
-	private windowLength(): number {
-		return this.windowMs ?? DEFAULT_WINDOW_MS;
-	}
-
-	/** Resets less than this apart are the same window (whole seconds may differ by one). */
-	private jumpMs(): number {
-		return Math.max(1500, (this.windowMs ?? 0) / 2);
-	}
-
-	/**
-	 * When to probe a window's reset: its announced reset (a whole-second one may be a second
-	 * early: rounded up, so the real one can lie a second before the latest reading), moved by where
-	 * the real reset fell in the last windows.
-	 */
-	private probeStart(window: Window): number {
-		// Shared, a probe too early is a 429 and one too late still finds our part kept for us: no
-		// earlier than where a reset in whole seconds can be, rounded either way.
-		const floor = window.whole && this.alone() ? window.hi - 1000 - resetBase(window) : 0;
-		const learned = this.lateness.length ? Math.min(...this.lateness) : floor;
-		return resetBase(window) + Math.max(floor, learned) + RESET_MARGIN_MS;
-	}
-
-	/**
-	 * A probe answered without a new window: the next one after a growing step; a reset announced
-	 * in whole seconds is first probed at the latest reading (it may have been rounded down).
-	 */
+	/** A probe answered without a new window: the next one (see ServerWindow.nextProbe). */
 	private missed(probe: Probe, now: number, probeOut: boolean): void {
 		if (probeOut) probe.missAt = probe.sentAt;
-		// A reset in whole seconds may lie up to the latest reading (rounded down): that first.
-		const window = this.window;
-		const rounded = window?.whole ? [window.hi, window.lo + 1000] : [];
-		const next = rounded.map((t) => t + RESET_MARGIN_MS).find((t) => t > now);
-		if (next !== undefined && probe.tries < 2) {
-			probe.nextAt = Math.max(probe.nextAt, next);
-		} else {
-			probe.nextAt = Math.max(probe.nextAt, now + probeStepMs(probe.tries, this.windowLength()));
-		}
+		probe.nextAt = Math.max(probe.nextAt, this.server.nextProbe(now, probe.tries));
 		probe.tries++;
+	}
+
+	/** When the window's reset is to be probed (see ServerWindow.probeStart). */
+	private probeStart(): number {
+		return this.server.probeStart(this.alone());
 	}
 
 	/**
@@ -358,71 +266,45 @@ export class Pacer {
 		if (!probe) {
 			// Refused in the middle of a window: any answer that is not a 429 shows a new one.
 			probe = { tries: 0, nextAt: now, inFlight: false, sentAt: now, before: 0 };
-			if (this.window) probe.announced = this.window.lo;
+			if (this.server.window) probe.announced = this.server.window.lo;
 			this.probe = probe;
 		}
-		this.missed(probe, now, probeOut);
-		const wait = refusal.retryAfterMs;
+		const window = this.server.window;
+		let wait = refusal.retryAfterMs;
+		// An exact reset still ahead is the next probe (no step beyond it); Retry-After in whole
+		// seconds within the second after it is that reset rounded up.
+		const exact = resetAt !== undefined && !whole && resetAt > now;
+		if (exact) {
+			if (probeOut) probe.missAt = probe.sentAt;
+			probe.tries++;
+			if (wait !== undefined && resetAt - now > wait - 1000) wait = undefined;
+		} else {
+			this.missed(probe, now, probeOut);
+		}
 		if (wait !== undefined && wait <= MAX_RESET_AHEAD_MS) {
 			probe.nextAt = Math.max(probe.nextAt, now + wait);
 		}
 		if (resetAt !== undefined && resetAt > now) {
 			// A reset still ahead is waited for, also at first contact (a key spent before the run).
-			const ahead = this.window
-				? this.probeStart({ ...this.window, lo: resetAt, hi: resetAt })
+			const ahead = window
+				? this.server.probeStart(this.alone(), { ...window, lo: resetAt, hi: resetAt })
 				: resetAt + RESET_MARGIN_MS;
 			probe.nextAt = Math.max(probe.nextAt, ahead);
-		} else if (resetAt !== undefined && whole && !this.window && now - resetAt < 1000) {
+		} else if (resetAt !== undefined && whole && !window && now - resetAt < 1000) {
 			// Before any window was seen, a reset written as now in whole seconds (rounded down): the
 			// real one lies within the next second. Once windows were seen, where resets really fall
 			// is learned (probeStart).
 			probe.nextAt = Math.max(probe.nextAt, resetAt + 1000 + RESET_MARGIN_MS);
 		} else if (nonsense && wait === undefined) {
-			probe.nextAt = Math.max(probe.nextAt, now + this.windowLength());
+			probe.nextAt = Math.max(probe.nextAt, now + this.server.length());
 		}
 	}
 
-	/** A probe confirmed the new window: remember where the real reset fell. */
-	private learn(probe: Probe): void {
-		const window = this.window;
-		if (probe.base === undefined || window === undefined) return;
-		const base = resetBase(window);
-		const late = probe.sentAt - RESET_MARGIN_MS - base;
-		// Confirmed at once: the reset may have been earlier still; look a little earlier next time.
-		// After a miss a long step before (a reset later than it said), the reset fell between the
-		// two probes: next time, halfway.
-		const missed = probe.missAt === undefined ? late : probe.missAt - RESET_MARGIN_MS - base;
-		if (probe.missAt === undefined) this.lateness.push(late - 50);
-		else this.lateness.push(missed >= 0 ? (missed + late) / 2 : late);
-		if (this.lateness.length > LATENESS_MEMORY) this.lateness.shift();
-	}
-
+	/** A new window begins (or the server names none): the count of the others starts over. */
 	private startWindow(reading: RateLimitReading, resetAt: number | undefined, now: number): void {
-		const old = this.window;
-		if (resetAt === undefined) {
-			this.window = undefined;
-			this.others.forget();
-			return;
-		}
-		const length = old ? resetAt - old.lo : 0;
-		// The next reset came far sooner than the last window lasted, with few slots back: the server
-		// frees them one at a time (a sliding window, a token bucket), and a reset names the next.
-		if (old && this.limit !== undefined && reading.remaining !== undefined) {
-			const few = reading.remaining < this.limit / 2;
-			const soon = length < (old.lo - old.seenAt) / 2;
-			if ((few && soon) || (reading.remaining <= 1 && length < 1000)) this.refills = true;
-		}
-		if (old && !this.refills && length > 0 && length < MAX_RESET_AHEAD_MS) this.windowMs = length;
-		this.window = { lo: resetAt, hi: resetAt, whole: reading.resetWhole === true, seenAt: now };
-		const start = this.windowMs ? Math.min(now, resetAt - this.windowMs) : now;
-		this.others.begin(start, Math.max(1, resetAt - start));
-	}
-
-	/** Our answer in this window: the rest of the server's count is the other clients'. */
-	private track(resetAt: number): void {
-		const window = this.window as Window;
-		window.lo = Math.min(window.lo, resetAt);
-		window.hi = Math.max(window.hi, resetAt);
+		const began = this.server.begin(reading, resetAt, now, this.limit);
+		if (began) this.others.begin(began.start, began.length);
+		else this.others.forget();
 	}
 
 	/** Our answer: the server's count minus ours (this one and those still out) is the others'. */
@@ -434,17 +316,8 @@ export class Pacer {
 
 	/** No other client seen on the key, in this window or the last. */
 	private alone(): boolean {
-		return this.refills || this.others.alone();
+		return this.server.refills || this.others.alone();
 	}
-}
-
-/**
- * Where a window's reset is taken to fall before anything is learned: the announced reset; in
- * whole seconds, a second after the earliest reading (rounded down, the real one lies before
- * that; rounded up, at the earliest reading, where learning moves the probe).
- */
-function resetBase(window: Window): number {
-	return window.whole ? window.lo + 1000 : window.lo;
 }
 
 /** Exponential backoff with jitter, for attempt 1, 2, 3 … */

@@ -1,0 +1,199 @@
+/**
+ * What the pacer believes about the server's limiter: its window (when it resets, how long it
+ * lasts, whether it frees slots one at a time), its clock, and where its resets really fall. Pure
+ * bookkeeping from the headers; the decisions are the Pacer's (rateLimit.ts).
+ */
+import type { RateLimitReading } from './rateHeaders';
+import { MAX_RESET_AHEAD_MS } from './rateHeaders';
+
+/** Margin added after the earliest moment a reset can have happened before the probe goes. */
+export const RESET_MARGIN_MS = 25;
+
+/** How many windows the learned position of the real reset looks back on. */
+const LATENESS_MEMORY = 4;
+
+/** The window's length when none was seen yet: the API's own (api-spec, Limits). */
+const DEFAULT_WINDOW_MS = 60_000;
+
+/**
+ * The wait between probes of a reset that has not come yet: doubling from a twelfth of the window
+ * (between 0.1 and 1 s: 0.5 s at a 6 s window, 1 s at 60 s), at most 2 s. Each refused probe is a
+ * 429 on the wire: a reset a second late costs two, not ten 100 ms apart.
+ */
+export function probeStepMs(tries: number, windowMs: number): number {
+	const first = Math.min(1000, Math.max(100, windowMs / 12));
+	return Math.round(Math.min(2000, first * 2 ** tries));
+}
+
+export interface Window {
+	/** The earliest and latest reset the answers of this window announced (this host's clock). */
+	lo: number;
+	hi: number;
+	/** Announced in whole seconds. */
+	whole: boolean;
+	/** When this process first saw it. */
+	seenAt: number;
+}
+
+/** A probe of a reset, as far as where it fell can be learned from it. */
+export interface ProbeTimes {
+	/** When the probe that confirmed the new window was sent. */
+	sentAt: number;
+	/** When the last probe that did not was sent. */
+	missAt?: number;
+}
+
+/**
+ * The server's window, clock and resets as this process has seen them.
+ *
+ * - **Clock**: a lower bound of the server's clock minus ours, from its `Date` header (whole
+ *   seconds, written before we read it), sinking slowly so that a clock that is reset is followed.
+ *   Epoch resets are moved to our clock by it.
+ * - **Window**: the earliest and latest reset this window's answers announced; its length, once
+ *   two were seen; whether the server frees slots one at a time (a reset far sooner than the last
+ *   window lasted, with few slots back: a sliding window or a token bucket, whose reset names the
+ *   next free slot).
+ * - **Where resets fall**: a reset in whole seconds may be a second off either way (rounded down:
+ *   the real one lies before a second after the earliest reading; rounded up: at the earliest
+ *   reading); where the probes found the real reset in the last four windows moves the next probe.
+ */
+export class ServerWindow {
+	window?: Window;
+
+	/** The window's length, once two were seen. */
+	private windowMs?: number;
+
+	/** The server frees slots one at a time (a sliding window or a token bucket). */
+	refills = false;
+
+	private clockOffset?: number;
+
+	/** Where the real reset fell, relative to the window's base, in the last windows (ms). */
+	private lateness: number[] = [];
+
+	/** The server's clock minus this host's, as far as known (0 when it sends no Date). */
+	get offset(): number {
+		return this.clockOffset ?? 0;
+	}
+
+	/** The window's length as seen, or the API's own before two were seen. */
+	length(): number {
+		return this.windowMs ?? DEFAULT_WINDOW_MS;
+	}
+
+	/** An answer's Date header. */
+	clock(reading: RateLimitReading, now: number): void {
+		if (reading.serverDate === undefined) return;
+		const sample = reading.serverDate - now;
+		this.clockOffset =
+			this.clockOffset === undefined ? sample : Math.max(sample, this.clockOffset - 10);
+	}
+
+	/**
+	 * A reading's reset on this host's clock; undefined when it makes no sense (further than an
+	 * hour ahead, or behind by more than a window): then the reset is unknown.
+	 */
+	localReset(reading: RateLimitReading, now: number): number | undefined {
+		if (reading.resetAt === undefined) return undefined;
+		const local = reading.resetEpoch ? reading.resetAt - this.offset : reading.resetAt;
+		if (local - now > MAX_RESET_AHEAD_MS || now - local > this.length()) return undefined;
+		return local;
+	}
+
+	/** Resets less than this apart are the same window (whole seconds may differ by one). */
+	jumpMs(): number {
+		return Math.max(1500, (this.windowMs ?? 0) / 2);
+	}
+
+	/** The server moved on to a window whose reset lies well past the one we knew. */
+	movedOn(resetAt: number, announced = this.window?.lo): boolean {
+		return announced !== undefined && resetAt > announced + this.jumpMs();
+	}
+
+	/**
+	 * When to probe a window's reset: its base (see `resetBase`) moved by where the real reset fell
+	 * in the last windows. Alone, a reset in whole seconds is first tried a second before the
+	 * latest reading (rounded up, it can lie there); shared, a probe too early is a 429 and one too
+	 * late still finds our part kept for us, so none goes before the reset can have come.
+	 */
+	probeStart(alone: boolean, window = this.window as Window): number {
+		const floor = window.whole && alone ? window.hi - 1000 - resetBase(window) : 0;
+		const learned = this.lateness.length ? Math.min(...this.lateness) : floor;
+		return resetBase(window) + Math.max(floor, learned) + RESET_MARGIN_MS;
+	}
+
+	/**
+	 * After a probe that did not find the new window (the `tries`-th): a reset in whole seconds is
+	 * tried at the latest reading, then a second after the earliest (rounded down, it lies before);
+	 * past those, after a growing step.
+	 */
+	nextProbe(now: number, tries: number): number {
+		const window = this.window;
+		const rounded = window?.whole ? [window.hi, window.lo + 1000] : [];
+		const next = rounded.map((t) => t + RESET_MARGIN_MS).find((t) => t > now);
+		if (next !== undefined && tries < 2) return next;
+		return now + probeStepMs(tries, this.length());
+	}
+
+	/**
+	 * A probe confirmed the new window: remember where the real reset fell. Confirmed at once, it
+	 * may have been earlier still: a little earlier next time. After a miss past the base (a reset
+	 * later than it said), it fell between the two probes: next time, halfway.
+	 */
+	learn(probe: ProbeTimes): void {
+		const window = this.window;
+		if (window === undefined) return;
+		const base = resetBase(window);
+		const late = probe.sentAt - RESET_MARGIN_MS - base;
+		if (probe.missAt === undefined) {
+			this.lateness.push(late - 50);
+		} else {
+			const missed = probe.missAt - RESET_MARGIN_MS - base;
+			this.lateness.push(missed >= 0 ? (missed + late) / 2 : late);
+		}
+		if (this.lateness.length > LATENESS_MEMORY) this.lateness.shift();
+	}
+
+	/**
+	 * A new window whose reset is `resetAt` (undefined: the server names none). Returns where it
+	 * began and how long it lasts, as far as known, for the count of the others.
+	 */
+	begin(
+		reading: RateLimitReading,
+		resetAt: number | undefined,
+		now: number,
+		limit: number | undefined,
+	): { start: number; length: number } | undefined {
+		const old = this.window;
+		if (resetAt === undefined) {
+			this.window = undefined;
+			return undefined;
+		}
+		const length = old ? resetAt - old.lo : 0;
+		if (old && limit !== undefined && reading.remaining !== undefined) {
+			const few = reading.remaining < limit / 2;
+			const soon = length < (old.lo - old.seenAt) / 2;
+			if ((few && soon) || (reading.remaining <= 1 && length < 1000)) this.refills = true;
+		}
+		if (old && !this.refills && length > 0 && length < MAX_RESET_AHEAD_MS) this.windowMs = length;
+		this.window = { lo: resetAt, hi: resetAt, whole: reading.resetWhole === true, seenAt: now };
+		const start = this.windowMs ? Math.min(now, resetAt - this.windowMs) : now;
+		return { start, length: Math.max(1, resetAt - start) };
+	}
+
+	/** An answer in this window announced `resetAt`. */
+	track(resetAt: number): void {
+		const window = this.window as Window;
+		window.lo = Math.min(window.lo, resetAt);
+		window.hi = Math.max(window.hi, resetAt);
+	}
+}
+
+/**
+ * Where a window's reset is taken to fall before anything is learned: the announced reset; in
+ * whole seconds, a second after the earliest reading (rounded down, the real one lies before
+ * that; rounded up, at the earliest reading, where learning moves the probe).
+ */
+function resetBase(window: Window): number {
+	return window.whole ? window.lo + 1000 : window.lo;
+}
