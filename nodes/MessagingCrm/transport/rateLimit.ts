@@ -140,7 +140,7 @@ export class Pacer {
 		if (others.pacers()) {
 			// Beside clients that send as we do: beyond our part, what is left once they have sent
 			// theirs and what clients that spread their requests spend until the reset is kept back.
-			const pacers = others.keepPacers(limit, now);
+			const pacers = others.keepPacers(limit);
 			budget = Math.max(fair, left - pacers - others.keepSpread(answered, resetAt, limit));
 			asked = left - pacers - others.keepSpread(now, resetAt, limit);
 		} else {
@@ -151,6 +151,9 @@ export class Pacer {
 		}
 		// Had the others spent nothing since our last answer, there would be room: a request tells.
 		if (budget < 1 && asked >= 1 && others.mayAsk(now)) budget = 1;
+		// Clients that send as we do met none of our requests: past the lateness allowed to one, a
+		// request tells whether they stopped (then the rest is ours).
+		if (budget < 1 && left >= 1 && others.mayCheckStopped(now)) budget = 1;
 		if (share < 1 && this.limit !== undefined) {
 			budget = Math.min(budget, Math.floor(share * this.limit) - mine);
 		}

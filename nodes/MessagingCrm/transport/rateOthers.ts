@@ -112,6 +112,9 @@ export class Others {
 				t.pairs++;
 				t.between += Math.max(0, others - t.others);
 				t.quiet = others > t.others ? 0 : t.quiet + 1;
+			} else if (others > t.others) {
+				// After a wait: someone sent meanwhile.
+				t.quiet = 0;
 			}
 		}
 		t.ours++;
@@ -158,15 +161,32 @@ export class Others {
 
 	/**
 	 * Clients that send back to back as we do were seen in this window or the last, our own last
-	 * three back-to-back requests met none of them, and the window is older than the lateness
-	 * allowed to a client: they have sent their part (or stopped).
+	 * three back-to-back requests met none of them, and an answer of ours past the lateness allowed
+	 * to a client still met none: they have sent their part (or stopped).
 	 */
-	stopped(now: number): boolean {
+	stopped(): boolean {
 		const t = this.current;
+		if (!t || !this.quietSoFar() || t.lastAt === undefined) return false;
+		// A client whose probe comes late has not sent yet: only an answer past the lateness allowed
+		// to it, still meeting nobody, tells.
+		return t.lastAt - t.start >= slack(t);
+	}
+
+	/**
+	 * Whether a request sent now would tell that the clients sending as we do have stopped: our
+	 * last back-to-back requests met none of them, the lateness allowed to a late one has passed,
+	 * and no answer of ours came since.
+	 */
+	mayCheckStopped(now: number): boolean {
+		const t = this.current;
+		if (!t || !this.quietSoFar() || t.lastAt === undefined) return false;
+		return now - t.start >= slack(t) && t.lastAt - t.start < slack(t);
+	}
+
+	/** Clients that send as we do share the key, and our last three back-to-back requests met none. */
+	private quietSoFar(): boolean {
 		const together = this.together();
-		if (!t || together === undefined || together < 1.5 || t.quiet < 3) return false;
-		// A client whose probe comes late has not sent yet: only past the lateness allowed to it.
-		return now - t.start >= slack(t);
+		return together !== undefined && together >= 1.5 && (this.current?.quiet ?? 0) >= 3;
 	}
 
 	/**
@@ -184,10 +204,10 @@ export class Others {
 	 * What the clients that send as we do have still to send of their parts in this window, as
 	 * far as our last answer showed (nothing once they were seen to stop).
 	 */
-	keepPacers(limit: number, now: number): number {
+	keepPacers(limit: number): number {
 		const t = this.current;
 		const together = this.together();
-		if (!t || !this.prior || together === undefined || this.stopped(now)) return 0;
+		if (!t || !this.prior || together === undefined || this.stopped()) return 0;
 		const clients = this.pacerCount(together);
 		return Math.max(0, ((clients - 1) / clients) * this.forPacers(limit) - t.others);
 	}
