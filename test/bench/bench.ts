@@ -413,6 +413,161 @@ async function loneTail() {
 	}
 }
 
+/**
+ * Limiters the API may be (issue 34): first contact refused (the key spent before the run), a
+ * reset in epoch milliseconds, a sliding log, and the tail of a shared run at the API's own 60 s
+ * window (eight processes; beside a co-tenant). No Retry-After unless the row says so.
+ */
+async function limiters() {
+	const refusedFirst = await repeated('limiters', 'first contact refused, 5 per 4 s', async () => {
+		const apiKey = await fresh({ enabled: true, limit: 5, windowMs: 4000, retryAfter: false });
+		// Another client spends the key's window, as a second workflow or worker would.
+		for (let i = 0; i < 5; i++)
+			await fetch(`${BASE}/agents`, { headers: { Authorization: `Bearer ${apiKey}` } });
+		const spentAt = (await requestLog())[0].at;
+		const result = await runNode({
+			parameters: UPSERT,
+			credentials: { baseUrl: BASE, apiKey },
+			items: people(24, '6'),
+			continueOnFail: true,
+		});
+		const log = (await requestLog()).filter((r) => r.method === 'POST');
+		return {
+			requests_before_the_reset: log.filter((r) => r.at < spentAt + 4000).length,
+			responses_429: log.filter((r) => r.status === 429).length,
+			failed_items: failedOf(result, 24),
+		};
+	});
+	row(
+		'First contact refused: key spent before the run, 24 upserts at 5 per 4 s',
+		'Messaging CRM node',
+		`${show(refusedFirst.requests_before_the_reset, 0)} request(s) before the reset`,
+		`${show(refusedFirst.responses_429, 0)} answered 429`,
+		`${show(refusedFirst.failed_items, 0)} failed`,
+	);
+	const alone: Array<[string, string, Json, number]> = [
+		['Reset in epoch milliseconds, 75 upserts at 30 per 6 s', 'epoch-ms', {}, 12],
+		[
+			'Sliding log, reset in whole seconds rounded down, 75 upserts at 30 per 6 s',
+			'sliding',
+			{ limiter: 'sliding', resetFormat: 'seconds-floor' },
+			12,
+		],
+		[
+			'Sliding log, reset to the millisecond, 75 upserts at 30 per 6 s',
+			'sliding-exact',
+			{ limiter: 'sliding' },
+			12,
+		],
+	];
+	for (const [label, key, variant, minimum] of alone) {
+		const s = await repeated('limiters', label, async () => {
+			const apiKey = await fresh({
+				enabled: true,
+				limit: 30,
+				windowMs: WINDOW_MS,
+				retryAfter: false,
+				resetFormat: key === 'epoch-ms' ? 'epoch-ms' : 'seconds',
+				...variant,
+			});
+			const result = await runNode({
+				parameters: UPSERT,
+				credentials: { baseUrl: BASE, apiKey },
+				items: people(75, '7'),
+				continueOnFail: true,
+			});
+			const log = (await requestLog()).filter((r) => r.method === 'POST');
+			const ok = log.filter((r) => r.status < 400);
+			const seconds = (ok[ok.length - 1].at - ok[0].at) / 1000;
+			return {
+				seconds,
+				ratio: seconds / minimum,
+				share_429: log.filter((r) => r.status === 429).length / log.length,
+				failed_items: failedOf(result, 75),
+			};
+		});
+		row(
+			label,
+			'Messaging CRM node',
+			`${show(s.seconds, 2, ' s')}, ${show(s.ratio, 3)}× the minimum (${minimum} s)`,
+			`${percent(s.share_429)} answered 429`,
+			`${show(s.failed_items, 0)} failed`,
+		);
+	}
+	const tail = await repeated(
+		'limiters',
+		'eight processes, 296 upserts at 120 per 60 s',
+		async (run) => {
+			const apiKey = await fresh({ enabled: true, limit: 120, windowMs: 60_000 });
+			const figures = await workers(
+				Array.from({ length: 8 }, (_, w) => ({
+					kind: 'upserts',
+					baseUrl: BASE,
+					apiKey,
+					count: 37,
+					prefix: `8${run}${w}`,
+				})),
+			);
+			const log = (await requestLog()).filter((r) => r.method === 'POST');
+			const ok = log.filter((r) => r.status < 400);
+			const seconds = (ok[ok.length - 1].at - ok[0].at) / 1000;
+			return {
+				seconds,
+				ratio: seconds / 120,
+				share_429: log.filter((r) => r.status === 429).length / log.length,
+				failed_items: figures.reduce((a, f) => a + Number(f.failed), 0),
+			};
+		},
+	);
+	row(
+		'Shared tail: eight processes, 296 upserts at 120 per 60 s',
+		'Messaging CRM node',
+		`${show(tail.seconds, 1, ' s')}, ${show(tail.ratio, 3)}× the minimum (120 s)`,
+		`${percent(tail.share_429)} answered 429`,
+		`${show(tail.failed_items, 0)} failed`,
+	);
+	const beside = await repeated('limiters', 'co-tenant 40 per 60 s, 300 upserts', async () => {
+		const apiKey = await fresh({ enabled: true, limit: 120, windowMs: 60_000 });
+		const tenant = { sent: 0, refused: 0 };
+		let stop = false;
+		const loop = (async () => {
+			while (!stop) {
+				const response = await fetch(`${BASE}/agents`, {
+					headers: { Authorization: `Bearer ${apiKey}` },
+				});
+				await response.arrayBuffer();
+				tenant.sent++;
+				if (response.status === 429) tenant.refused++;
+				await new Promise((resolve) => setTimeout(resolve, 60_000 / 40));
+			}
+		})();
+		const result = await runNode({
+			parameters: UPSERT,
+			credentials: { baseUrl: BASE, apiKey },
+			items: people(300, '9'),
+			continueOnFail: true,
+		});
+		stop = true;
+		await loop;
+		const log = (await requestLog()).filter((r) => r.method === 'POST');
+		const ok = log.filter((r) => r.status < 400);
+		const seconds = (ok[ok.length - 1].at - ok[0].at) / 1000;
+		return {
+			seconds,
+			ratio: seconds / 180,
+			cotenant_refused_share: tenant.refused / Math.max(1, tenant.sent),
+			failed_items: failedOf(result, 300),
+		};
+	});
+	row(
+		'Shared tail: co-tenant at 40 per 60 s, 300 upserts at 120 per 60 s',
+		'Messaging CRM node',
+		`${show(beside.seconds, 1, ' s')}, ${show(beside.ratio, 3)}× the fair-share minimum (180 s)`,
+		`co-tenant ${percent(beside.cotenant_refused_share)} refused`,
+		`${show(beside.failed_items, 0)} failed`,
+	);
+}
+
 /** A fresh `ts-node test/bench/worker.ts` process per job, all started together. */
 async function workers(jobs: Json[]): Promise<Json[]> {
 	const children = jobs.map((job) =>
@@ -904,6 +1059,7 @@ async function main() {
 		if (want('skew')) await skewedReset();
 		if (want('tail')) await loneTail();
 		if (want('eight')) await eightProcesses();
+		if (want('limiters')) await limiters();
 		if (want('queue')) await queueMode();
 	} finally {
 		child.kill();

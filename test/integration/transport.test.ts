@@ -23,6 +23,22 @@ const getAgents = (items = 1, continueOnFail = false) =>
 		continueOnFail,
 	});
 
+/** Create or Update of `count` customers, one at a time, through n8n's engine. */
+const upserts = (count: number, prefix: number) =>
+	runNode({
+		parameters: {
+			resource: 'customer',
+			operation: 'upsert',
+			phone: '={{ $json.phone }}',
+			additionalFields: { fullName: '={{ $json.name }}' },
+		},
+		credentials: { baseUrl: sandbox.url, apiKey },
+		items: Array.from({ length: count }, (_, i) => ({
+			json: { phone: `+1555${prefix}${String(100000 + i)}`, name: `Skew ${i}` },
+		})),
+		continueOnFail: true,
+	});
+
 describe('pacing under the rate limit', () => {
 	it.each(['seconds', 'epoch'] as const)(
 		'200 requests against 20 per 2 s (reset as %s): no 429 reaches the output, nothing lost',
@@ -71,21 +87,6 @@ describe('pacing under the rate limit', () => {
 });
 
 describe('a server whose clock and counter disagree with ours (no Retry-After)', () => {
-	const upserts = (count: number, prefix: number) =>
-		runNode({
-			parameters: {
-				resource: 'customer',
-				operation: 'upsert',
-				phone: '={{ $json.phone }}',
-				additionalFields: { fullName: '={{ $json.name }}' },
-			},
-			credentials: { baseUrl: sandbox.url, apiKey },
-			items: Array.from({ length: count }, (_, i) => ({
-				json: { phone: `+1555${prefix}${String(100000 + i)}`, name: `Skew ${i}` },
-			})),
-			continueOnFail: true,
-		});
-
 	it.each([
 		[
 			'epoch reset 1 s behind the host, Date on the host clock',
@@ -166,6 +167,34 @@ describe('limiters that write their reset other ways, or were spent before the r
 		expect(items).toHaveLength(50);
 		expect(sandbox.requests().filter((r) => r.status === 429).length).toBeLessThanOrEqual(3);
 	}, 30_000);
+});
+
+describe('a limiter that frees slots one at a time (no Retry-After)', () => {
+	it.each(['seconds', 'seconds-floor'] as const)(
+		'a sliding log of 10 per 4 s, reset as %s: 25 upserts, none lost, at most one 429, within 1.10x of the minimum',
+		async (resetFormat) => {
+			sandbox.rateLimit = {
+				enabled: true,
+				limit: 10,
+				windowMs: 4000,
+				limiter: 'sliding',
+				resetFormat,
+				retryAfter: false,
+			};
+			const { items, error } = await upserts(25, 8);
+			expect(error).toBeUndefined();
+			expect(items.filter((i) => i.json.error)).toEqual([]);
+			const log = sandbox.requests();
+			const ok = log.filter((r) => r.status < 400);
+			const seconds = (ok[ok.length - 1].at - ok[0].at) / 1000;
+			const refused = log.filter((r) => r.status === 429).length;
+			console.log(`sliding log, ${resetFormat}: ${seconds.toFixed(2)} s, ${refused} answered 429`);
+			// 10 at once, 10 as the first ten free their slots 4 s later, 5 more 4 s after that.
+			expect(refused).toBeLessThanOrEqual(1);
+			expect(seconds).toBeLessThanOrEqual(8.8);
+		},
+		30_000,
+	);
 });
 
 describe('retries', () => {

@@ -93,6 +93,13 @@ export interface RateLimitConfig {
 	dateHeader?: 'host' | 'server' | 'none';
 	/** Retry-After on a 429 (default true). */
 	retryAfter?: boolean;
+	/**
+	 * How the key's requests are counted: a fixed window that starts at the first request after
+	 * the last one ended (the default), or a sliding log (`sliding`: a slot frees when the request
+	 * that took it is a window old; Remaining grows one at a time and the reset names the next
+	 * free slot).
+	 */
+	limiter?: 'fixed' | 'sliding';
 }
 
 export interface LoggedRequest {
@@ -221,6 +228,9 @@ export class Sandbox {
 
 	private windows = new Map<string, { start: number; count: number }>();
 
+	/** Per key, when each request the sliding log still counts was accepted. */
+	private slides = new Map<string, number[]>();
+
 	private idempotency = new Map<string, StoredAnswer>();
 
 	private readonly faults = new FaultPlan();
@@ -321,6 +331,7 @@ export class Sandbox {
 		this.markReplays = this.options.markReplays ?? true;
 		this.keys.clear();
 		this.windows.clear();
+		this.slides.clear();
 		this.idempotency.clear();
 		this.faults.clear();
 		this.log = [];
@@ -403,6 +414,7 @@ export class Sandbox {
 	setRateLimit(config: Partial<RateLimitConfig>): RateLimitConfig {
 		this.rateLimit = { ...this.rateLimit, ...config };
 		this.windows.clear();
+		this.slides.clear();
 		return this.rateLimit;
 	}
 
@@ -434,14 +446,8 @@ export class Sandbox {
 		const cfg = this.rateLimit;
 		if (!cfg.enabled) return { headers: {}, exceeded: false, retryAfterMs: 0 };
 		const now = this.now();
-		let window = this.windows.get(keyId);
-		if (!window || now >= window.start + cfg.windowMs) {
-			window = { start: now, count: 0 };
-			this.windows.set(keyId, window);
-		}
-		const resetAt = window.start + cfg.windowMs;
-		const exceeded = window.count >= cfg.limit;
-		if (!exceeded) window.count++;
+		const { resetAt, exceeded, used } =
+			cfg.limiter === 'sliding' ? this.slide(keyId, now) : this.fix(keyId, now);
 		const untilReset = Math.max(0, resetAt - now);
 		const behindMs = (cfg.clockBehindSeconds ?? 0) * 1000;
 		const serverReset = (resetAt - behindMs) / 1000;
@@ -455,11 +461,33 @@ export class Sandbox {
 		}[cfg.resetFormat];
 		const headers: Record<string, string> = {
 			'X-RateLimit-Limit': String(cfg.limit),
-			'X-RateLimit-Remaining': String(Math.max(0, cfg.limit - window.count)),
+			'X-RateLimit-Remaining': String(Math.max(0, cfg.limit - used)),
 			'X-RateLimit-Reset': reset,
 		};
 		if (cfg.dateHeader === 'server') headers.Date = new Date(now - behindMs).toUTCString();
 		return { headers, exceeded, retryAfterMs: untilReset };
+	}
+
+	/** A fixed window per key: counts the request arriving at `now`, or says it is over the limit. */
+	private fix(keyId: string, now: number): { resetAt: number; exceeded: boolean; used: number } {
+		let window = this.windows.get(keyId);
+		if (!window || now >= window.start + this.rateLimit.windowMs) {
+			window = { start: now, count: 0 };
+			this.windows.set(keyId, window);
+		}
+		const exceeded = window.count >= this.rateLimit.limit;
+		if (!exceeded) window.count++;
+		return { resetAt: window.start + this.rateLimit.windowMs, exceeded, used: window.count };
+	}
+
+	/** A sliding log per key: the reset names when the oldest request counted frees its slot. */
+	private slide(keyId: string, now: number): { resetAt: number; exceeded: boolean; used: number } {
+		const { limit, windowMs } = this.rateLimit;
+		const taken = (this.slides.get(keyId) ?? []).filter((t) => t > now - windowMs);
+		const exceeded = taken.length >= limit;
+		if (!exceeded) taken.push(now);
+		this.slides.set(keyId, taken);
+		return { resetAt: taken.length ? taken[0] + windowMs : now, exceeded, used: taken.length };
 	}
 
 	private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

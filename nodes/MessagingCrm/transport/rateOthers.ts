@@ -156,7 +156,9 @@ export class Others {
 			return whole + ((this.current?.before ?? Infinity) < over ? 1 : 0);
 		}
 		const clients = Math.max(2, 1 + demand(p) / Math.max(1, p.ours));
-		return Math.floor(limit / Math.min(MAX_CLIENTS, together === undefined ? clients : 2 * clients));
+		return Math.floor(
+			limit / Math.min(MAX_CLIENTS, together === undefined ? clients : 2 * clients),
+		);
 	}
 
 	/**
