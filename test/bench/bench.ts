@@ -197,6 +197,27 @@ const people = (n: number, prefix: string) =>
 const failedOf = (result: Awaited<ReturnType<typeof runNode>>, count: number) =>
 	result.error ? count : result.items.filter((i) => i.json.error).length;
 
+/** Create or Update of `count` people, one at a time, through n8n's engine, with `apiKey`. */
+const upsertPeople = (apiKey: string, count: number, prefix: string) =>
+	runNode({
+		parameters: UPSERT,
+		credentials: { baseUrl: BASE, apiKey },
+		items: people(count, prefix),
+		continueOnFail: true,
+	});
+
+/** The node's upserts in the log: seconds from the first accepted to the last, and the 429 share. */
+async function upsertFigures() {
+	const log = (await requestLog()).filter((r) => r.method === 'POST');
+	const ok = log.filter((r) => r.status < 400);
+	const seconds = ok.length ? (ok[ok.length - 1].at - ok[0].at) / 1000 : 0;
+	return { log, seconds, share_429: log.filter((r) => r.status === 429).length / log.length };
+}
+
+/** A fresh key under 30 requests per 6 s and no Retry-After, as `variant` writes its headers. */
+const strictWindow = (variant: Json) =>
+	fresh({ enabled: true, limit: 30, windowMs: WINDOW_MS, retryAfter: false, ...variant });
+
 async function bulkUpsert(types: INodeTypes) {
 	const input = items(1000, (i) => ({ phone: `+1555${String(1000000 + i)}`, name: `Bulk ${i}` }));
 	const run = async (label: string, go: (apiKey: string) => ReturnType<typeof runNode>) => {
@@ -259,6 +280,35 @@ async function bulkUpsert(types: INodeTypes) {
 	);
 }
 
+/** Another client of the key reading agents every `everyMs`, counting what is refused, until stopped. */
+function coTenantOf(apiKey: string, everyMs: number) {
+	const counts = { sent: 0, refused: 0 };
+	let stopped = false;
+	const loop = (async () => {
+		while (!stopped) {
+			const response = await fetch(`${BASE}/agents`, {
+				headers: { Authorization: `Bearer ${apiKey}` },
+			});
+			await response.arrayBuffer();
+			counts.sent++;
+			if (response.status === 429) counts.refused++;
+			await new Promise((resolve) => setTimeout(resolve, everyMs));
+		}
+	})();
+	return {
+		get sent() {
+			return counts.sent;
+		},
+		get refused() {
+			return counts.refused;
+		},
+		async stop() {
+			stopped = true;
+			await loop;
+		},
+	};
+}
+
 /**
  * Another client of the same key (the company's backend, another workflow, another worker) spends
  * 40 (or 80) requests per window, evenly, while the node upserts 300 customers: how many of the
@@ -268,19 +318,7 @@ async function coTenant() {
 	for (const perWindow of [40, 80]) {
 		const s = await repeated('coTenant', `${perWindow} per window`, async () => {
 			const apiKey = await fresh({ enabled: true, limit: LIMIT, windowMs: WINDOW_MS });
-			const tenant = { sent: 0, refused: 0 };
-			let stop = false;
-			const loop = (async () => {
-				while (!stop) {
-					const response = await fetch(`${BASE}/agents`, {
-						headers: { Authorization: `Bearer ${apiKey}` },
-					});
-					await response.arrayBuffer();
-					tenant.sent++;
-					if (response.status === 429) tenant.refused++;
-					await new Promise((resolve) => setTimeout(resolve, WINDOW_MS / perWindow));
-				}
-			})();
+			const tenant = coTenantOf(apiKey, WINDOW_MS / perWindow);
 			const started = Date.now();
 			const result = await runNode({
 				parameters: UPSERT,
@@ -289,8 +327,7 @@ async function coTenant() {
 				continueOnFail: true,
 			});
 			const seconds = (Date.now() - started) / 1000;
-			stop = true;
-			await loop;
+			await tenant.stop();
 			const log = (await requestLog()).filter(
 				(r) => r.method === 'POST' && r.path === '/customers',
 			);
@@ -348,19 +385,8 @@ async function skewedReset() {
 	];
 	for (const [label, variant] of variants) {
 		const s = await repeated('skewedReset', label, async () => {
-			const apiKey = await fresh({
-				enabled: true,
-				limit: 30,
-				windowMs: WINDOW_MS,
-				retryAfter: false,
-				...variant,
-			});
-			const result = await runNode({
-				parameters: UPSERT,
-				credentials: { baseUrl: BASE, apiKey },
-				items: people(90, '3'),
-				continueOnFail: true,
-			});
+			const apiKey = await strictWindow(variant);
+			const result = await upsertPeople(apiKey, 90, '3');
 			const log = await requestLog();
 			return {
 				failed_items: failedOf(result, 90),
@@ -419,19 +445,14 @@ async function loneTail() {
  * window (eight processes; beside a co-tenant). No Retry-After unless the row says so.
  */
 async function limiters() {
-	const refusedFirst = await repeated('limiters', 'first contact refused, 5 per 4 s', async () => {
+	const first = await repeated('limiters', 'first contact refused, 5 per 4 s', async () => {
 		const apiKey = await fresh({ enabled: true, limit: 5, windowMs: 4000, retryAfter: false });
 		// Another client spends the key's window, as a second workflow or worker would.
 		for (let i = 0; i < 5; i++)
 			await fetch(`${BASE}/agents`, { headers: { Authorization: `Bearer ${apiKey}` } });
 		const spentAt = (await requestLog())[0].at;
-		const result = await runNode({
-			parameters: UPSERT,
-			credentials: { baseUrl: BASE, apiKey },
-			items: people(24, '6'),
-			continueOnFail: true,
-		});
-		const log = (await requestLog()).filter((r) => r.method === 'POST');
+		const result = await upsertPeople(apiKey, 24, '6');
+		const { log } = await upsertFigures();
 		return {
 			requests_before_the_reset: log.filter((r) => r.at < spentAt + 4000).length,
 			responses_429: log.filter((r) => r.status === 429).length,
@@ -441,55 +462,29 @@ async function limiters() {
 	row(
 		'First contact refused: key spent before the run, 24 upserts at 5 per 4 s',
 		'Messaging CRM node',
-		`${show(refusedFirst.requests_before_the_reset, 0)} request(s) before the reset`,
-		`${show(refusedFirst.responses_429, 0)} answered 429`,
-		`${show(refusedFirst.failed_items, 0)} failed`,
+		`${show(first.requests_before_the_reset, 0)} request(s) before the reset`,
+		`${show(first.responses_429, 0)} answered 429`,
+		`${show(first.failed_items, 0)} failed`,
 	);
-	const alone: Array<[string, string, Json, number]> = [
-		['Reset in epoch milliseconds, 75 upserts at 30 per 6 s', 'epoch-ms', {}, 12],
+	const alone: Array<[string, Json]> = [
+		['Reset in epoch milliseconds', { resetFormat: 'epoch-ms' }],
 		[
-			'Sliding log, reset in whole seconds rounded down, 75 upserts at 30 per 6 s',
-			'sliding',
+			'Sliding log, reset in whole seconds rounded down',
 			{ limiter: 'sliding', resetFormat: 'seconds-floor' },
-			12,
 		],
-		[
-			'Sliding log, reset to the millisecond, 75 upserts at 30 per 6 s',
-			'sliding-exact',
-			{ limiter: 'sliding' },
-			12,
-		],
+		['Sliding log, reset to the millisecond', { limiter: 'sliding' }],
 	];
-	for (const [label, key, variant, minimum] of alone) {
+	for (const [label, variant] of alone) {
 		const s = await repeated('limiters', label, async () => {
-			const apiKey = await fresh({
-				enabled: true,
-				limit: 30,
-				windowMs: WINDOW_MS,
-				retryAfter: false,
-				resetFormat: key === 'epoch-ms' ? 'epoch-ms' : 'seconds',
-				...variant,
-			});
-			const result = await runNode({
-				parameters: UPSERT,
-				credentials: { baseUrl: BASE, apiKey },
-				items: people(75, '7'),
-				continueOnFail: true,
-			});
-			const log = (await requestLog()).filter((r) => r.method === 'POST');
-			const ok = log.filter((r) => r.status < 400);
-			const seconds = (ok[ok.length - 1].at - ok[0].at) / 1000;
-			return {
-				seconds,
-				ratio: seconds / minimum,
-				share_429: log.filter((r) => r.status === 429).length / log.length,
-				failed_items: failedOf(result, 75),
-			};
+			const apiKey = await strictWindow(variant);
+			const result = await upsertPeople(apiKey, 75, '7');
+			const { seconds, share_429 } = await upsertFigures();
+			return { seconds, ratio: seconds / 12, share_429, failed_items: failedOf(result, 75) };
 		});
 		row(
-			label,
+			`${label}, 75 upserts at 30 per 6 s`,
 			'Messaging CRM node',
-			`${show(s.seconds, 2, ' s')}, ${show(s.ratio, 3)}× the minimum (${minimum} s)`,
+			`${show(s.seconds, 2, ' s')}, ${show(s.ratio, 3)}× the minimum (12 s)`,
 			`${percent(s.share_429)} answered 429`,
 			`${show(s.failed_items, 0)} failed`,
 		);
@@ -499,24 +494,10 @@ async function limiters() {
 		'eight processes, 296 upserts at 120 per 60 s',
 		async (run) => {
 			const apiKey = await fresh({ enabled: true, limit: 120, windowMs: 60_000 });
-			const figures = await workers(
-				Array.from({ length: 8 }, (_, w) => ({
-					kind: 'upserts',
-					baseUrl: BASE,
-					apiKey,
-					count: 37,
-					prefix: `8${run}${w}`,
-				})),
-			);
-			const log = (await requestLog()).filter((r) => r.method === 'POST');
-			const ok = log.filter((r) => r.status < 400);
-			const seconds = (ok[ok.length - 1].at - ok[0].at) / 1000;
-			return {
-				seconds,
-				ratio: seconds / 120,
-				share_429: log.filter((r) => r.status === 429).length / log.length,
-				failed_items: figures.reduce((a, f) => a + Number(f.failed), 0),
-			};
+			const figures = await eightUpserting(apiKey, 37, `8${run}`);
+			const { seconds, share_429 } = await upsertFigures();
+			const failed_items = figures.reduce((a, f) => a + Number(f.failed), 0);
+			return { seconds, ratio: seconds / 120, share_429, failed_items };
 		},
 	);
 	row(
@@ -528,30 +509,10 @@ async function limiters() {
 	);
 	const beside = await repeated('limiters', 'co-tenant 40 per 60 s, 300 upserts', async () => {
 		const apiKey = await fresh({ enabled: true, limit: 120, windowMs: 60_000 });
-		const tenant = { sent: 0, refused: 0 };
-		let stop = false;
-		const loop = (async () => {
-			while (!stop) {
-				const response = await fetch(`${BASE}/agents`, {
-					headers: { Authorization: `Bearer ${apiKey}` },
-				});
-				await response.arrayBuffer();
-				tenant.sent++;
-				if (response.status === 429) tenant.refused++;
-				await new Promise((resolve) => setTimeout(resolve, 60_000 / 40));
-			}
-		})();
-		const result = await runNode({
-			parameters: UPSERT,
-			credentials: { baseUrl: BASE, apiKey },
-			items: people(300, '9'),
-			continueOnFail: true,
-		});
-		stop = true;
-		await loop;
-		const log = (await requestLog()).filter((r) => r.method === 'POST');
-		const ok = log.filter((r) => r.status < 400);
-		const seconds = (ok[ok.length - 1].at - ok[0].at) / 1000;
+		const tenant = coTenantOf(apiKey, 60_000 / 40);
+		const result = await upsertPeople(apiKey, 300, '9');
+		await tenant.stop();
+		const { seconds } = await upsertFigures();
 		return {
 			seconds,
 			ratio: seconds / 180,
@@ -620,6 +581,18 @@ async function workers(jobs: Json[]): Promise<Json[]> {
 	}
 }
 
+/** Eight processes (eight pacers, as eight queue-mode workers) upserting `count` people each. */
+const eightUpserting = (apiKey: string, count: number, prefix: string) =>
+	workers(
+		Array.from({ length: 8 }, (_, w) => ({
+			kind: 'upserts',
+			baseUrl: BASE,
+			apiKey,
+			count,
+			prefix: `${prefix}${w}`,
+		})),
+	);
+
 /**
  * Eight processes (eight pacers, as eight queue-mode workers) share the key: 48 upserts each at
  * 30/6 s. Throughput over the full windows before the first of them ran out of work.
@@ -627,15 +600,7 @@ async function workers(jobs: Json[]): Promise<Json[]> {
 async function eightProcesses() {
 	const s = await repeated('eightProcesses', '8 processes × 48 upserts, 30/6 s', async (run) => {
 		const apiKey = await fresh({ enabled: true, limit: 30, windowMs: WINDOW_MS });
-		const figures = await workers(
-			Array.from({ length: 8 }, (_, w) => ({
-				kind: 'upserts',
-				baseUrl: BASE,
-				apiKey,
-				count: 48,
-				prefix: `5${run}${w}`,
-			})),
-		);
+		const figures = await eightUpserting(apiKey, 48, `5${run}`);
 		const log = (await requestLog()).filter((r) => r.method === 'POST' && r.path === '/customers');
 		const t0 = log[0]?.at ?? 0;
 		const after = log.filter((r) => r.at >= t0 + WINDOW_MS);

@@ -44,19 +44,22 @@ interface Probe {
 /**
  * The budget of one key as this process sees it, shared fairly with the key's other clients (the
  * company's backend, another workflow, other queue-mode workers). `reserve` hands out a slot or
- * says how long to wait; `observe` corrects the picture with every response's headers.
+ * says how long to wait; `observe` corrects the picture with every response's headers. What it
+ * decides, from what it believes about the server (ServerWindow) and the others (Others):
  *
- * - Alone on the key (no other client seen in this window or the last), the pacer sends what the
- *   window has left as fast as the requests come, and waits for the reset.
- * - Shared, it sends at once what is left of the window (X-RateLimit-Remaining) once what the
- *   other clients are expected to spend until the reset is kept back (see Others), and never less
- *   than its fair part of the window (the limit over the clients it sees) while any is left: the
- *   tail of a run goes as early as the others leave room, not spread over the window.
- * - A reset is never trusted on its own: when it is due, one probe goes out, and only an answer
- *   showing the new window (Remaining back up, or a later reset) lets the rest go. A probe that is
- *   refused or still meets the old window waits a growing step and tries again; where the real
- *   reset fell is learned (the server's clock from its Date header, resets that came late) and
- *   the next probe goes there.
+ * - **Alone** on the key (no other client seen in this window or the last, or a limiter that frees
+ *   slots one at a time), it sends what the window has left as fast as the requests come, and
+ *   waits for the reset (the next free slot).
+ * - **Beside clients that send as it does**, its fair part of the window at once; beyond it, what
+ *   is left once their parts and what clients that spread their requests spend are kept back; all
+ *   of what is left once they are seen to have stopped (one request asks).
+ * - **Beside clients that spread their requests**, what is left once what they are expected to
+ *   spend is kept back, at once; now and then one request looks whether they spent less.
+ * - **A reset is never trusted on its own**: when it is due and nothing is left, one probe goes
+ *   out, and only an answer showing the new window (Remaining back up, or a later reset) lets the
+ *   rest go; one that is refused or still meets the old window is followed by the next
+ *   (ServerWindow.nextProbe). A 429 holds everything until a probe: at the reset it names, after
+ *   the server's Retry-After, or a step.
  */
 export class Pacer {
 	limit?: number;

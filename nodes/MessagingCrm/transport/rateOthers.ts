@@ -52,18 +52,22 @@ function tally(start: number, length: number): Tally {
 }
 
 /**
- * The other clients of the key: how much they spend, when in the window, and how many they are.
+ * The other clients of the key, of two kinds, from the server's count minus our own at each of
+ * our answers, window by window:
  *
- * - **How many**: the larger of two counts. By volume, one plus what the others spent per request
- *   of ours over a window (a co-tenant that spends twice what we do counts as two). By
- *   concurrency, one plus the others' requests the server counted between two answers of ours
- *   sent back to back: while everyone sends as fast as it can, that is how many send. The second
- *   keeps a pacer that got more than its part once from taking it again.
- * - **What they will still spend before the reset**: what they spent in the rest of the last
- *   window after this point (a little earlier, for a client whose probe comes late), never more
- *   than what they spent in all of it minus what they spent in this one so far; at least what
- *   their rate in this window gives. A client that stopped stops counting once the point where it
- *   used to send has passed; one that spends more than before is seen at its new rate.
+ * - **Clients that send as we do** (other pacers: queue-mode workers, other processes) show as
+ *   others' requests counted between two answers of ours sent back to back. How many they are is
+ *   the most counted in the last windows, back to back or by volume (their spending in parts like
+ *   ours); each sends its fair part of the window at once (`fairPart`), so what they have still to
+ *   send is their parts less what they spent (`keepPacers`). They have stopped when our requests
+ *   meet none of theirs past the lateness allowed to a late one (`stopped`).
+ * - **Clients that spread their requests** (the company's backend, a co-tenant): what they spent
+ *   beyond parts like ours, after the window's start. What they will still spend before the reset
+ *   is read from the last window's profile (what they spent from this point on, read a little
+ *   earlier for a client that comes late), at least at their current rate when it is higher
+ *   (`keep`, `keepSpread`); before a whole window was seen, at the rate they showed so far.
+ *
+ * What a refused client wanted is not seen: a client squeezed out shows only as less spending.
  */
 export class Others {
 	private current?: Tally;
@@ -127,11 +131,6 @@ export class Others {
 		t.profile[i] = Math.max(t.profile[i], t.others);
 	}
 
-	/** What the others have spent in this window, as far as our answers show. */
-	get spent(): number {
-		return this.current?.others ?? 0;
-	}
-
 	/**
 	 * Our fair part of this window, in requests; 0 before a whole window was seen (then what the
 	 * others are seen to spend decides alone).
@@ -192,7 +191,7 @@ export class Others {
 	}
 
 	/**
-	 * What clients that spread their requests are expected to spend from `now` until `resetAt`, a
+	 * What clients that spread their requests are expected to spend from `from` until `resetAt`, a
 	 * tenth more and the margin: what is kept back once the clients that send as we do have sent.
 	 */
 	keepSpread(from: number, resetAt: number, limit: number): number {
@@ -274,8 +273,8 @@ export class Others {
 	 * What to keep back for the others from the server's Remaining at our last answer: what they
 	 * are expected to spend from that answer until the reset (`resetAt`), a tenth more of what is
 	 * still ahead of `now` for the unevenness of real clients, and two requests (fewer under a
-	 * limit below 60). `asked`: as if
-	 * they had spent nothing since our last answer (what a request sent now would find out).
+	 * limit below 60). `asked`: as if they had spent nothing since our last answer (what a request
+	 * sent now would find out).
 	 */
 	keep(now: number, resetAt: number, limit: number, asked = false): number {
 		const t = this.current;
@@ -286,32 +285,18 @@ export class Others {
 		return this.expected(from, now, resetAt) + 0.1 * ahead + margin(limit);
 	}
 
-	/**
-	 * Whether a request sent now would tell what the others spent since our last answer, and that
-	 * is worth asking: they spread their requests (clients that send back to back as we do have
-	 * spent their part by then, and a request would meet a 429), and our last answer is older than
-	 * a twentieth of the window.
-	 */
+	/** Whether it is time to look what the others spent since our last answer: a twentieth of the window on. */
 	mayAsk(now: number): boolean {
 		const t = this.current;
 		if (!t || !this.prior || t.lastAt === undefined) return false;
 		return now - t.lastAt >= t.length / 20;
 	}
 
-	/**
-	 * The clients that sent back to back with us in the last window did not in this one: our own
-	 * back-to-back requests met no other. The last window says nothing about this one then.
-	 */
-	private gone(): boolean {
-		const t = this.current;
-		return !!t && t.pairs >= 2 && t.between === 0 && !!this.prior && concurrency(this.prior) >= 1.5;
-	}
-
 	/** What the others are expected to spend from `from` until `resetAt` (this host's clock). */
 	private expected(from: number, now: number, resetAt: number): number {
 		const t = this.current as Tally;
 		const until = Math.max(0, resetAt - from);
-		const p = this.gone() ? undefined : this.prior;
+		const p = this.prior;
 		// Without a last window to go by, the others go on at the rate they showed so far, counting
 		// one more (their next request may be about to come: one request seen tells little).
 		if (!p) return ((t.others + 1) / Math.max(now - t.start, 500)) * until;
