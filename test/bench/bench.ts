@@ -211,7 +211,8 @@ async function upsertFigures() {
 	const log = (await requestLog()).filter((r) => r.method === 'POST');
 	const ok = log.filter((r) => r.status < 400);
 	const seconds = ok.length ? (ok[ok.length - 1].at - ok[0].at) / 1000 : 0;
-	return { log, seconds, share_429: log.filter((r) => r.status === 429).length / log.length };
+	const share_429 = log.filter((r) => r.status === 429).length / Math.max(1, log.length);
+	return { log, seconds, share_429 };
 }
 
 /** A fresh key under 30 requests per 6 s and no Retry-After, as `variant` writes its headers. */
@@ -442,7 +443,8 @@ async function loneTail() {
 /**
  * Limiters the API may be (issue 34): first contact refused (the key spent before the run), a
  * reset in epoch milliseconds, a sliding log, and the tail of a shared run at the API's own 60 s
- * window (eight processes; beside a co-tenant). No Retry-After unless the row says so.
+ * window (eight processes; beside a co-tenant). The first rows send no Retry-After; the shared-tail
+ * rows send it, as the sandbox does by default.
  */
 async function limiters() {
 	const first = await repeated('limiters', 'first contact refused, 5 per 4 s', async () => {

@@ -9,6 +9,7 @@ import {
 	probeStepMs,
 	RESET_MARGIN_MS,
 } from '../../nodes/MessagingCrm/transport/rateLimit';
+import { Others } from '../../nodes/MessagingCrm/transport/rateOthers';
 import { runModel } from '../harness/rateModel';
 
 const NOW = 1_800_000_000_000;
@@ -208,6 +209,49 @@ function twoWorkers() {
 	const inLong = accepted.filter((t) => t >= 120_000 && t < 360_000).length / 4;
 	return { refused, requests: accepted.length + refused, perLongWindow: inLong };
 }
+
+describe('what the pacer must not learn from (found by a read of the change)', () => {
+	it('a pause of several windows between two runs is neither a late reset nor a long window', () => {
+		const pacer = new Pacer();
+		pacer.reserve(NOW);
+		pacer.observe({ limit: 120, remaining: 0, resetAt: NOW + 60_000 }, NOW + 10);
+		// Nothing to send for four minutes; then a run: the reset is long past, one probe goes.
+		const later = NOW + 300_000;
+		expect(pacer.reserve(later)).toBe(0);
+		pacer.observe({ limit: 120, remaining: 0, resetAt: later + 60_000 }, later + 10);
+		// The next reset is probed when it comes, not four minutes after it.
+		expect(pacer.resetAt).toBeLessThanOrEqual(later + 60_000 + 1000);
+		expect(pacer.reserve(later + 60_000 + 1000)).toBe(0);
+	});
+
+	it('after a 429 in the middle of a window, a late answer from before it is not a limiter that frees slots', () => {
+		const pacer = new Pacer();
+		const reset = NOW + 60_000;
+		pacer.reserve(NOW);
+		pacer.reserve(NOW);
+		pacer.observe({ limit: 10, remaining: 8, resetAt: reset }, NOW + 10);
+		pacer.reserve(NOW + 20);
+		pacer.observe({ limit: 10, remaining: 0, resetAt: reset }, NOW + 30, {});
+		// The answer to a request sent before the 429 comes after it, in the same window.
+		pacer.observe({ limit: 10, remaining: 1, resetAt: reset }, NOW + 40);
+		expect((pacer as unknown as { server: { refills: boolean } }).server.refills).toBe(false);
+	});
+
+	it('one request at a time looks whether the others spent less than expected', () => {
+		const others = new Others();
+		others.begin(NOW, 60_000);
+		others.answer(NOW + 10, 5, 100);
+		others.begin(NOW + 60_000, 60_000);
+		others.answer(NOW + 60_010, 5, 100);
+		const later = NOW + 70_000;
+		expect(others.mayAsk(later)).toBe(true);
+		others.asking(later);
+		// Every other request waiting meanwhile waits for that answer.
+		expect(others.mayAsk(later + 1)).toBe(false);
+		others.answer(later + 10, 6, 90);
+		expect(others.mayAsk(later + 10 + 3000)).toBe(true);
+	});
+});
 
 describe('the pacer shares the key (a model, simulated time)', () => {
 	it('two workers on one key keep going, also when the window grows from 6 s to 60 s: at least 90 % of the limit, few 429s', () => {

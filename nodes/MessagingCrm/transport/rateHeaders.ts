@@ -8,10 +8,11 @@ export interface RateLimitReading {
 	remaining?: number;
 	/**
 	 * When the window resets, in epoch milliseconds as written: seconds-until-reset are added to this
-	 * host's clock, epoch seconds are the server's clock (the pacer corrects them by its offset).
+	 * host's clock, epoch seconds and milliseconds are the server's clock (the pacer corrects them
+	 * by its offset).
 	 */
 	resetAt?: number;
-	/** `X-RateLimit-Reset` was epoch seconds (the server's clock) rather than seconds until the reset. */
+	/** `X-RateLimit-Reset` was an epoch (seconds or milliseconds, the server's clock), not seconds until the reset. */
 	resetEpoch?: boolean;
 	/** The reset was written in whole seconds: the real reset may lie up to a second either side. */
 	resetWhole?: boolean;

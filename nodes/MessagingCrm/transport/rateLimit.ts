@@ -9,7 +9,6 @@ import { MAX_RESET_AHEAD_MS } from './rateHeaders';
 import { Others } from './rateOthers';
 import { probeStepMs, RESET_MARGIN_MS, ServerWindow } from './rateWindow';
 
-export type { RateLimitReading } from './rateHeaders';
 export { probeStepMs, RESET_MARGIN_MS } from './rateWindow';
 
 /** While a probe is out, the other requests ask again after this long. */
@@ -37,8 +36,8 @@ interface Probe {
 	before?: number;
 	/** The old window's announced reset (this host's clock). */
 	announced?: number;
-	/** Sent because the reset was due (not after a 429): where it falls can be learned from it. */
-	atReset?: boolean;
+	/** Sent because the reset was due (not after a 429), then: where it falls can be learned from it. */
+	dueAt?: number;
 }
 
 /**
@@ -86,7 +85,7 @@ export class Pacer {
 		return this.server.offset;
 	}
 
-	/** When the current window resets at the earliest (this host's clock), if known. */
+	/** When the current window's reset is to be probed (this host's clock), if one is known. */
 	get resetAt(): number | undefined {
 		return this.server.window === undefined ? undefined : this.probeStart();
 	}
@@ -109,7 +108,7 @@ export class Pacer {
 				sentAt: now,
 				before: this.serverRemaining,
 				announced: window.lo,
-				atReset: true,
+				dueAt: this.probeStart(),
 			};
 		}
 		const probe = this.probe;
@@ -153,10 +152,13 @@ export class Pacer {
 			asked = left - others.keep(now, resetAt, limit, true);
 		}
 		// Had the others spent nothing since our last answer, there would be room: a request tells.
-		if (budget < 1 && asked >= 1 && others.mayAsk(now)) budget = 1;
 		// Clients that send as we do met none of our requests: past the lateness allowed to one, a
-		// request tells whether they stopped (then the rest is ours).
-		if (budget < 1 && left >= 1 && others.mayCheckStopped(now)) budget = 1;
+		// request tells whether they stopped (then the rest is ours). One such request at a time.
+		const ask = (asked >= 1 && others.mayAsk(now)) || (left >= 1 && others.mayCheckStopped(now));
+		if (budget < 1 && ask) {
+			others.asking(now);
+			budget = 1;
+		}
 		if (share < 1 && this.limit !== undefined) {
 			budget = Math.min(budget, Math.floor(share * this.limit) - mine);
 		}
@@ -194,11 +196,12 @@ export class Pacer {
 				this.remaining = Math.max(0, (reading.remaining ?? 0) - this.inFlight);
 				return;
 			}
-			if (probe.atReset) this.server.learn(probe);
+			const dueAt = probe.dueAt;
+			if (dueAt !== undefined) this.server.learn({ ...probe, dueAt });
 			this.probe = undefined;
 			// A server that does not count in headers: back to sending freely.
 			if (reading.remaining === undefined) this.remaining = this.serverRemaining = undefined;
-			this.startWindow(reading, resetAt, now);
+			this.startWindow(reading, resetAt, now, dueAt !== undefined);
 		} else if (resetAt !== undefined && this.server.movedOn(resetAt)) {
 			// The server moved on before the reset we expected: a new window all the same.
 			this.startWindow(reading, resetAt, now);
@@ -217,6 +220,7 @@ export class Pacer {
 	/** A reserved request ended without a usable response (the probe may have been it). */
 	release(): void {
 		this.inFlight = Math.max(0, this.inFlight - 1);
+		this.others.asking(undefined);
 		if (this.probe?.inFlight) this.probe.inFlight = false;
 	}
 
@@ -307,8 +311,13 @@ export class Pacer {
 	}
 
 	/** A new window begins (or the server names none): the count of the others starts over. */
-	private startWindow(reading: RateLimitReading, resetAt: number | undefined, now: number): void {
-		const began = this.server.begin(reading, resetAt, now, this.limit);
+	private startWindow(
+		reading: RateLimitReading,
+		resetAt: number | undefined,
+		now: number,
+		atReset = false,
+	): void {
+		const began = this.server.begin(reading, resetAt, now, this.limit, atReset);
 		if (began) this.others.begin(began.start, began.length);
 		else this.others.forget();
 	}

@@ -77,6 +77,9 @@ export class Others {
 	/** How many sent back to back in the last window where ours were enough to count them. */
 	private lastTogether?: number;
 
+	/** A request that looks (see `mayAsk`, `mayCheckStopped`) is out since then, until an answer. */
+	private askedAt?: number;
+
 	/**
 	 * How many clients shared the key in the last windows, counted both ways: the most of them is
 	 * taken, so that a pacer that once took more than its part (and so counts fewer by volume)
@@ -87,7 +90,14 @@ export class Others {
 
 	/** A new window began at `start` (this host's clock); the last one becomes the prior. */
 	begin(start: number, length: number): void {
-		if (this.current && this.current.ours > 0) this.prior = this.current;
+		const last = this.current;
+		if (last && last.ours > 0) this.prior = last;
+		// After a pause of more than a window, what the last windows said of the others is old.
+		if (last && (last.lastAt ?? last.start) < start - length) {
+			this.prior = undefined;
+			this.lastTogether = undefined;
+			this.counted = [];
+		}
 		this.current = tally(start, length);
 		// A window with too few answers of ours back to back to count goes by the last that had.
 		if (this.prior && this.prior.pairs >= 2) this.lastTogether = concurrency(this.prior);
@@ -106,6 +116,7 @@ export class Others {
 
 	/** An answer of ours in this window: the others had spent `others`, `remaining` was left. */
 	answer(now: number, others: number, remaining: number): void {
+		this.askedAt = undefined;
 		const t = this.current;
 		if (!t) return;
 		if (t.lastAt !== undefined) {
@@ -140,8 +151,9 @@ export class Others {
 	 *   whole parts leave over goes one each to the clients that came first in the window (as many
 	 *   requests before our first as slots left over), so that the window is used up.
 	 * - Beside clients that spread their requests only: one over the clients they count for by
-	 *   what they would have spent over the whole window, and half of that (they cannot wait as we
-	 *   can; the rest comes from what they leave); at most a quarter of the limit.
+	 *   what they would have spent over the whole window (half the limit at most); once they are
+	 *   seen to spread them (our requests back to back met none of theirs), half of that (a quarter
+	 *   at most: they cannot wait as we can, and the rest comes from what they leave).
 	 */
 	fairPart(limit: number): number {
 		const p = this.prior;
@@ -165,7 +177,7 @@ export class Others {
 	 * three back-to-back requests met none of them, and an answer of ours past the lateness allowed
 	 * to a client still met none: they have sent their part (or stopped).
 	 */
-	stopped(): boolean {
+	private stopped(): boolean {
 		const t = this.current;
 		if (!t || !this.quietSoFar() || t.lastAt === undefined) return false;
 		// A client whose probe comes late has not sent yet: only an answer past the lateness allowed
@@ -180,7 +192,9 @@ export class Others {
 	 */
 	mayCheckStopped(now: number): boolean {
 		const t = this.current;
-		if (!t || !this.quietSoFar() || t.lastAt === undefined) return false;
+		if (!t || !this.quietSoFar() || t.lastAt === undefined || this.askedAt !== undefined) {
+			return false;
+		}
 		return now - t.start >= slack(t) && t.lastAt - t.start < slack(t);
 	}
 
@@ -216,6 +230,11 @@ export class Others {
 	/** Clients that send back to back as we do share the key (other pacers). */
 	pacers(): boolean {
 		return (this.together() ?? 1) >= 1.5 && !!this.prior;
+	}
+
+	/** A request that looks went out (no other until an answer; see `mayAsk`), or ended unanswered. */
+	asking(now?: number): void {
+		this.askedAt = now;
 	}
 
 	/** When our last answer in this window came. */
@@ -288,7 +307,7 @@ export class Others {
 	/** Whether it is time to look what the others spent since our last answer: a twentieth of the window on. */
 	mayAsk(now: number): boolean {
 		const t = this.current;
-		if (!t || !this.prior || t.lastAt === undefined) return false;
+		if (!t || !this.prior || t.lastAt === undefined || this.askedAt !== undefined) return false;
 		return now - t.lastAt >= t.length / 20;
 	}
 

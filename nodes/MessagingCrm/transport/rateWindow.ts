@@ -37,7 +37,8 @@ export interface Window {
 
 /** A probe of a reset, as far as where it fell can be learned from it. */
 export interface ProbeTimes {
-	/** When the probe that confirmed the new window was sent. */
+	/** When the probe was due, and when the one that confirmed the new window was sent. */
+	dueAt: number;
 	sentAt: number;
 	/** When the last probe that did not was sent. */
 	missAt?: number;
@@ -101,7 +102,7 @@ export class ServerWindow {
 	}
 
 	/** Resets less than this apart are the same window (whole seconds may differ by one). */
-	jumpMs(): number {
+	private jumpMs(): number {
 		return Math.max(1500, (this.windowMs ?? 0) / 2);
 	}
 
@@ -143,6 +144,8 @@ export class ServerWindow {
 	learn(probe: ProbeTimes): void {
 		const window = this.window;
 		if (window === undefined) return;
+		// Sent well after it was due (nothing to send meanwhile): it says nothing of where it fell.
+		if (probe.missAt === undefined && probe.sentAt - probe.dueAt > 250) return;
 		const base = resetBase(window);
 		const late = probe.sentAt - RESET_MARGIN_MS - base;
 		if (probe.missAt === undefined) {
@@ -163,6 +166,7 @@ export class ServerWindow {
 		resetAt: number | undefined,
 		now: number,
 		limit: number | undefined,
+		atReset = false,
 	): { start: number; length: number } | undefined {
 		const old = this.window;
 		if (resetAt === undefined) {
@@ -170,12 +174,17 @@ export class ServerWindow {
 			return undefined;
 		}
 		const length = old ? resetAt - old.lo : 0;
-		if (old && limit !== undefined && reading.remaining !== undefined) {
+		// Only a probe sent at the reset tells what the reset brought back (after a 429 in the middle
+		// of a window, an answer to a request sent before it shows the same window).
+		if (old && atReset && length > 0 && limit !== undefined && reading.remaining !== undefined) {
 			const few = reading.remaining < limit / 2;
 			const soon = length < (old.lo - old.seenAt) / 2;
 			if ((few && soon) || (reading.remaining <= 1 && length < 1000)) this.refills = true;
 		}
-		if (old && !this.refills && length > 0 && length < MAX_RESET_AHEAD_MS) this.windowMs = length;
+		// After a pause of more than a window, the gap between two resets is not a window's length.
+		const paused = old !== undefined && now - old.hi > Math.max(this.jumpMs(), this.windowMs ?? 0);
+		const learns = old && !paused && !this.refills;
+		if (learns && length > 0 && length < MAX_RESET_AHEAD_MS) this.windowMs = length;
 		this.window = { lo: resetAt, hi: resetAt, whole: reading.resetWhole === true, seenAt: now };
 		const start = this.windowMs ? Math.min(now, resetAt - this.windowMs) : now;
 		return { start, length: Math.max(1, resetAt - start) };
