@@ -1,12 +1,12 @@
 /**
  * A model of one API key shared by pacers (queue-mode workers, each with its own Pacer) and
  * unpaced co-tenants, against a strict server (a fixed window, a sliding log or a token bucket)
- * that writes its rate-limit headers the
- * ways real servers do: seconds until the reset (exact, or whole seconds rounded down or up),
- * epoch seconds (rounded up, or truncated), an epoch from a clock N seconds slow with or without
- * a matching Date header, with or without Retry-After. Simulated time, no timers: each pacer
- * runs its items one at a time (as upserts and sends do) through the same calls the transport
- * makes, so a test reads what a deployment would see without waiting for it.
+ * that writes its rate-limit headers the ways real servers do: seconds until the reset (exact, or
+ * whole seconds rounded down or up), epoch seconds (rounded up, or truncated) or milliseconds, an
+ * epoch from a clock N seconds slow with or without a matching Date header, with or without
+ * Retry-After. Simulated time, no timers: each pacer runs its items one at a time (as upserts and
+ * sends do) through the same calls the transport makes, so a test reads what a deployment would
+ * see without waiting for it.
  */
 import {
 	parseRateLimitHeaders,
@@ -109,7 +109,7 @@ function headersAt(
 
 interface Count {
 	ok: boolean;
-	/** The fixed window's index; for a sliding log or bucket, the limit-sized slice of time since the start. */
+	/** The fixed window's index; for a sliding log or bucket, the window-long slice of time since the start. */
 	window: number;
 	/** When the window ends, or the next slot or token frees (host clock). */
 	resetAt: number;
