@@ -123,7 +123,7 @@ export class Others {
 			const gap = now - t.lastAt;
 			t.gapMin = Math.min(t.gapMin, gap);
 			// Back to back: no longer apart than a round trip and a little (not after a wait).
-			if (gap <= 1.5 * t.gapMin + 2) {
+			if (gap < Math.max(2 * t.gapMin, t.gapMin + 10)) {
 				t.pairs++;
 				t.between += Math.max(0, others - t.others);
 				t.quiet = others > t.others ? 0 : t.quiet + 1;
