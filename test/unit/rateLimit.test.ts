@@ -3,12 +3,8 @@ import {
 	parseReset,
 	parseRetryAfter,
 } from '../../nodes/MessagingCrm/transport/rateHeaders';
-import {
-	backoffMs,
-	Pacer,
-	probeStepMs,
-	RESET_MARGIN_MS,
-} from '../../nodes/MessagingCrm/transport/rateLimit';
+import { backoffMs, Pacer } from '../../nodes/MessagingCrm/transport/rateLimit';
+import { probeStepMs, RESET_MARGIN_MS } from '../../nodes/MessagingCrm/transport/rateWindow';
 import { Others } from '../../nodes/MessagingCrm/transport/rateOthers';
 import { runModel } from '../harness/rateModel';
 

@@ -9,8 +9,6 @@ import { MAX_RESET_AHEAD_MS } from './rateHeaders';
 import { Others } from './rateOthers';
 import { probeStepMs, RESET_MARGIN_MS, ServerWindow } from './rateWindow';
 
-export { probeStepMs, RESET_MARGIN_MS } from './rateWindow';
-
 /** While a probe is out, the other requests ask again after this long. */
 const PROBE_POLL_MS = 20;
 
