@@ -165,12 +165,23 @@ function counter(server: Required<ServerModel>, t0: number): (t: number) => Coun
 
 /**
  * Runs `clients` pacers (each its own process) and co-tenants sending `cotenantPerWindow`
- * requests per window, evenly, until every pacer is done or `untilMs` of simulated time.
+ * requests per window, evenly (from `cotenantBusierAt` on, `cotenantBusier`), until every pacer is
+ * done or `untilMs` of simulated time.
+ * `cotenantInProcess`: the co-tenant shares the pacers' event loop (another workflow in the same
+ * n8n process): while a pacer sends back to back, its timer cannot fire, so it shows less than it
+ * spends while a pacer bursts.
  */
 export function runModel(
 	model: ServerModel,
 	clients: ClientModel[],
-	options: { cotenantPerWindow?: number; untilMs?: number; startAt?: number } = {},
+	options: {
+		cotenantPerWindow?: number;
+		cotenantBusierAt?: number;
+		cotenantBusier?: number;
+		cotenantInProcess?: boolean;
+		untilMs?: number;
+		startAt?: number;
+	} = {},
 ): ModelResult {
 	const server: Required<ServerModel> = {
 		reset: 'exact',
@@ -204,10 +215,13 @@ export function runModel(
 		left: c.items,
 		at: t0 + (c.startMs ?? 0),
 		refusedSince: undefined as number | undefined,
+		/** Answered at this time and not yet asked for the next slot (it may send again at once). */
+		answeredAt: undefined as number | undefined,
 		result: { done: 0, lost: 0, first: NaN, last: NaN },
 	}));
 	const cotenant = { sent: 0, refused: 0 };
 	const every = options.cotenantPerWindow ? server.windowMs / options.cotenantPerWindow : Infinity;
+	const busier = options.cotenantBusier ? server.windowMs / options.cotenantBusier : every;
 	let cotenantAt = t0 + (Number.isFinite(every) ? 0 : Infinity);
 	const busy = () => workers.some((w) => w.left > 0);
 	for (;;) {
@@ -219,16 +233,22 @@ export function runModel(
 			);
 		const nextAt = Math.min(next?.at ?? Infinity, busy() ? cotenantAt : Infinity);
 		if (!Number.isFinite(nextAt) || nextAt >= end) break;
-		if (cotenantAt <= (next?.at ?? Infinity)) {
+		// In one event loop, a pacer that has just been answered asks for its next slot first.
+		const sendingOn =
+			options.cotenantInProcess && next !== undefined && next.at === next.answeredAt;
+		if (cotenantAt <= (next?.at ?? Infinity) && !sendingOn) {
 			const { ok } = answer(cotenantAt + lat, -1);
 			cotenant.sent++;
 			if (!ok) cotenant.refused++;
-			cotenantAt += every;
+			cotenantAt += cotenantAt - t0 >= (options.cotenantBusierAt ?? Infinity) ? busier : every;
 			continue;
 		}
 		const w = next as (typeof workers)[number];
 		const wait = w.pacer.reserve(w.at, w.share);
+		w.answeredAt = undefined;
 		if (wait > 0) {
+			// The loop is free: a co-tenant's timer that was due fires now.
+			if (options.cotenantInProcess) cotenantAt = Math.max(cotenantAt, w.at);
 			w.at += wait;
 			continue;
 		}
@@ -236,6 +256,7 @@ export function runModel(
 		const { ok, headers } = answer(w.at + lat, workers.indexOf(w));
 		const now = w.at + 2 * lat;
 		w.at = now;
+		w.answeredAt = now;
 		const reading = parseRateLimitHeaders(headers, now);
 		const refused: Refusal | undefined = ok
 			? undefined

@@ -270,6 +270,11 @@ export class Pacer {
 	): void {
 		this.remaining = 0;
 		this.serverRemaining = 0;
+		const window = this.server.window;
+		// Refused before the reset was due: the others spent what we left them, and wanted more.
+		if (!this.probe && window && this.limit !== undefined && now < this.probeStart()) {
+			this.others.refused(now, Math.max(0, this.limit - this.others.ours - this.inFlight));
+		}
 		let probe = this.probe;
 		if (!probe) {
 			// Refused in the middle of a window: any answer that is not a 429 shows a new one.
@@ -277,7 +282,6 @@ export class Pacer {
 			if (this.server.window) probe.announced = this.server.window.lo;
 			this.probe = probe;
 		}
-		const window = this.server.window;
 		let wait = refusal.retryAfterMs;
 		// An exact reset still ahead is the next probe (no step beyond it); Retry-After in whole
 		// seconds within the second after it is that reset rounded up.

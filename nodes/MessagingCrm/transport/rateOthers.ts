@@ -3,53 +3,24 @@
  * other queue-mode workers), from the server's count minus its own, window by window. Pure
  * bookkeeping, no clock of its own: the caller passes the time in.
  */
-
-/** How many slices of a window the others' spending is remembered in. */
-const PROFILE_SLOTS = 32;
+import type { Tally } from './rateTally';
+import {
+	concurrency,
+	demand,
+	margin,
+	PROFILE_SLOTS,
+	record,
+	slack,
+	spentBy,
+	spreadingAfterStart,
+	tally,
+} from './rateTally';
 
 /** How many windows the count of clients looks back on. */
 const COUNT_MEMORY = 4;
 
 /** At most this many clients are assumed to share the key. */
 const MAX_CLIENTS = 16;
-
-/** One window as this process saw it. */
-interface Tally {
-	/** When the window began (this host's clock), and its length as known then. */
-	start: number;
-	length: number;
-	/** Our answers in it. */
-	ours: number;
-	/** What the others had spent in it at our last answer, and at our first. */
-	others: number;
-	before?: number;
-	/** When our last answer came, and what the server had left then. */
-	lastAt?: number;
-	lastRemaining?: number;
-	/** The most the others had spent by the end of each slice of the window. */
-	profile: number[];
-	/** Back-to-back answers of ours, and the others' requests counted between them. */
-	pairs: number;
-	between: number;
-	/** The last back-to-back answers of ours in a row that met no other request. */
-	quiet: number;
-	/** The shortest time between two answers of ours (a round trip, as near as we know). */
-	gapMin: number;
-}
-
-function tally(start: number, length: number): Tally {
-	return {
-		start,
-		length,
-		ours: 0,
-		others: 0,
-		profile: Array.from({ length: PROFILE_SLOTS }, () => 0),
-		pairs: 0,
-		between: 0,
-		quiet: 0,
-		gapMin: Infinity,
-	};
-}
 
 /**
  * The other clients of the key, of two kinds, from the server's count minus our own at each of
@@ -137,9 +108,21 @@ export class Others {
 		t.others = Math.max(t.others, others);
 		t.lastAt = now;
 		t.lastRemaining = remaining;
-		const slot = Math.floor(((now - t.start) / t.length) * PROFILE_SLOTS);
-		const i = Math.min(PROFILE_SLOTS - 1, Math.max(0, slot));
-		t.profile[i] = Math.max(t.profile[i], t.others);
+		record(t, now);
+	}
+
+	/**
+	 * One of ours was refused before the reset: the others spent all that was left (`others`, all
+	 * but ours) by `now`, and what they wanted beyond it shows only as their rate (see `spentBy`).
+	 */
+	refused(now: number, others: number): void {
+		this.askedAt = undefined;
+		const t = this.current;
+		if (!t) return;
+		t.others = Math.max(t.others, others);
+		t.lastAt = now;
+		t.lastRemaining = 0;
+		record(t, now);
 	}
 
 	/**
@@ -318,10 +301,11 @@ export class Others {
 		const p = this.prior;
 		// Without a last window to go by, the others go on at the rate they showed so far, counting
 		// one more (their next request may be about to come: one request seen tells little).
-		if (!p) return ((t.others + 1) / Math.max(now - t.start, 500)) * until;
+		if (!p) return ((t.others + 1) / Math.max(now - t.start, t.length / 120)) * until;
 		// As in the last window from there on; a client whose probe comes late still finds its
-		// part, so the last window is read a little earlier than where this one stands.
-		const late = slack(t);
+		// part, so the last window is read a little earlier than where this one stands (a slice
+		// earlier once the others are seen to spread their requests: none of them probes).
+		const late = this.together() === undefined ? slack(t) : t.length / PROFILE_SLOTS;
 		const offset = from - t.start;
 		const total = spentBy(p, p.length);
 		const asLastTime = total - spentBy(p, offset - late);
@@ -330,60 +314,4 @@ export class Others {
 		const elapsed = Math.max((t.lastAt ?? now) - t.start, 500);
 		return Math.max(0, asLastTime, (Math.max(0, excess) / elapsed) * until);
 	}
-}
-
-/**
- * What the others had spent by `offset` into a window: the slices that ended by then, as our
- * answers showed them; after our last answer, at the rate they showed until then (never more than
- * the server had left), or, when our answers covered too little of the window to tell a rate,
- * all that was left (we kept it for them).
- */
-function spentBy(t: Tally, offset: number): number {
-	const seenUntil = (t.lastAt ?? t.start) - t.start;
-	const slots = Math.min(PROFILE_SLOTS, Math.floor((offset / t.length) * PROFILE_SLOTS));
-	let most = 0;
-	for (let i = 0; i < slots; i++) most = Math.max(most, t.profile[i]);
-	if (offset <= seenUntil || seenUntil >= t.length) return most;
-	const after = Math.min(offset, t.length) - seenUntil;
-	const left = t.lastRemaining ?? 0;
-	// Our answers covered a quarter of the window at least: the others went on at their rate.
-	if (seenUntil >= t.length / 4) return t.others + Math.min(left, (t.others / seenUntil) * after);
-	// Otherwise they are taken to have spent what we left them, evenly until the window's end.
-	return t.others + (left * after) / (t.length - seenUntil);
-}
-
-/**
- * What the others would have spent over a whole window at the rate they showed: when the window
- * was spent before its end, a client that spreads its requests was refused the rest.
- */
-function demand(t: Tally): number {
-	const seenUntil = (t.lastAt ?? t.start) - t.start;
-	if ((t.lastRemaining ?? 0) > 1 || seenUntil >= t.length) return spentBy(t, t.length);
-	return (t.others * t.length) / Math.max(seenUntil, t.length / PROFILE_SLOTS);
-}
-
-/** How late another client may come in a window and still be expected: a tenth of it, 1.5 s at least. */
-function slack(t: Tally): number {
-	return Math.max(t.length / 10, 1500);
-}
-
-/** One plus the others' requests counted between two answers of ours sent back to back. */
-function concurrency(t: Tally): number {
-	return t.pairs >= 2 ? 1 + t.between / t.pairs : 1;
-}
-
-/** Requests kept back beyond the others' expected spending: two, fewer under a limit below 60. */
-function margin(limit: number): number {
-	return 2 * Math.min(1, limit / 60);
-}
-
-/**
- * What the others spent after the lateness allowed at a window's start (when clients that send
- * back to back have sent) until our last answer, at that rate over the whole window.
- */
-function spreadingAfterStart(t: Tally): number {
-	const late = slack(t);
-	const seenUntil = (t.lastAt ?? t.start) - t.start;
-	if (seenUntil <= late) return 0;
-	return ((t.others - spentBy(t, late)) * t.length) / (seenUntil - late);
 }

@@ -1,0 +1,113 @@
+/**
+ * One rate window as this process saw it (the others' spending at each of our answers), and what
+ * can be read from it: what the others had spent by a point of the window, what they wanted, how
+ * many sent with us. Pure functions of the tally, for the pacer's picture of the others
+ * (rateOthers.ts).
+ */
+
+/** How many slices of a window the others' spending is remembered in. */
+export const PROFILE_SLOTS = 32;
+
+/** One window as this process saw it. */
+export interface Tally {
+	/** When the window began (this host's clock), and its length as known then. */
+	start: number;
+	length: number;
+	/** Our answers in it. */
+	ours: number;
+	/** What the others had spent in it at our last answer, and at our first. */
+	others: number;
+	before?: number;
+	/** When our last answer came, and what the server had left then. */
+	lastAt?: number;
+	lastRemaining?: number;
+	/** The most the others had spent by the end of each slice of the window. */
+	profile: number[];
+	/** Back-to-back answers of ours, and the others' requests counted between them. */
+	pairs: number;
+	between: number;
+	/** The last back-to-back answers of ours in a row that met no other request. */
+	quiet: number;
+	/** The shortest time between two answers of ours (a round trip, as near as we know). */
+	gapMin: number;
+}
+
+/** A window that began at `start` (this host's clock), nothing seen in it yet. */
+export function tally(start: number, length: number): Tally {
+	return {
+		start,
+		length,
+		ours: 0,
+		others: 0,
+		profile: Array.from({ length: PROFILE_SLOTS }, () => 0),
+		pairs: 0,
+		between: 0,
+		quiet: 0,
+		gapMin: Infinity,
+	};
+}
+
+/** The others' spending as of our last answer, in the profile slice it fell in. */
+export function record(t: Tally, now: number): void {
+	const slot = Math.floor(((now - t.start) / t.length) * PROFILE_SLOTS);
+	const i = Math.min(PROFILE_SLOTS - 1, Math.max(0, slot));
+	t.profile[i] = Math.max(t.profile[i], t.others);
+}
+
+/**
+ * What the others had spent by `offset` into a window (or wanted to: a window they spent before
+ * its end refused them the rest): the slices that ended by then, as our answers showed them; after
+ * our last answer, at the rate they showed until then (never more than the server had left,
+ * unless they had spent it all), or, when our answers covered too little of the window to tell a
+ * rate, all that was left (we kept it for them).
+ */
+export function spentBy(t: Tally, offset: number): number {
+	const seenUntil = (t.lastAt ?? t.start) - t.start;
+	const slots = Math.min(PROFILE_SLOTS, Math.floor((offset / t.length) * PROFILE_SLOTS));
+	let most = 0;
+	for (let i = 0; i < slots; i++) most = Math.max(most, t.profile[i]);
+	if (offset <= seenUntil || seenUntil >= t.length) return most;
+	const after = Math.min(offset, t.length) - seenUntil;
+	const left = t.lastRemaining ?? 0;
+	// Our answers covered a quarter of the window at least: the others went on at their rate.
+	const rate = (t.others / seenUntil) * after;
+	if (seenUntil >= t.length / 4) return t.others + (left < 1 ? rate : Math.min(left, rate));
+	// Otherwise they are taken to have spent what we left them, evenly until the window's end.
+	return t.others + (left * after) / (t.length - seenUntil);
+}
+
+/**
+ * What the others would have spent over a whole window at the rate they showed: when the window
+ * was spent before its end, a client that spreads its requests was refused the rest.
+ */
+export function demand(t: Tally): number {
+	const seenUntil = (t.lastAt ?? t.start) - t.start;
+	if ((t.lastRemaining ?? 0) > 1 || seenUntil >= t.length) return spentBy(t, t.length);
+	return (t.others * t.length) / Math.max(seenUntil, t.length / PROFILE_SLOTS);
+}
+
+/** How late another client may come in a window and still be expected: a tenth of it, 1.5 s at least. */
+export function slack(t: Tally): number {
+	return Math.max(t.length / 10, 1500);
+}
+
+/** One plus the others' requests counted between two answers of ours sent back to back. */
+export function concurrency(t: Tally): number {
+	return t.pairs >= 2 ? 1 + t.between / t.pairs : 1;
+}
+
+/** Requests kept back beyond the others' expected spending: two, fewer under a limit below 60. */
+export function margin(limit: number): number {
+	return 2 * Math.min(1, limit / 60);
+}
+
+/**
+ * What the others spent after the lateness allowed at a window's start (when clients that send
+ * back to back have sent) until our last answer, at that rate over the whole window.
+ */
+export function spreadingAfterStart(t: Tally): number {
+	const late = slack(t);
+	const seenUntil = (t.lastAt ?? t.start) - t.start;
+	if (seenUntil <= late) return 0;
+	return ((t.others - spentBy(t, late)) * t.length) / (seenUntil - late);
+}
