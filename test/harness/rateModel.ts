@@ -47,6 +47,11 @@ export interface ServerModel {
 	retryAfter?: boolean;
 	/** One-way latency (ms). */
 	latencyMs?: number;
+	/**
+	 * Each way of a pacer's request takes up to this much longer, at random (a fixed seed): processes
+	 * that wait for the CPU, as eight on two cores do.
+	 */
+	jitterMs?: number;
 	/** For this long from the start, every request is refused with a reset of 0 s (a limiter stuck, or counting in another region). */
 	refuseForMs?: number;
 	/**
@@ -189,6 +194,7 @@ export function runModel(
 		date: 'server',
 		retryAfter: true,
 		latencyMs: 5,
+		jitterMs: 0,
 		refuseForMs: 0,
 		spentUntilMs: 0,
 		limiter: 'fixed',
@@ -209,6 +215,11 @@ export function runModel(
 		return { ok, headers: headersAt(server, t, resetAt, remaining, !ok) };
 	};
 	const lat = server.latencyMs;
+	let seed = 12345;
+	const jitter = () => {
+		seed = (seed * 1103515245 + 12345) % 2 ** 31;
+		return (seed / 2 ** 31) * server.jitterMs;
+	};
 	const workers = clients.map((c) => ({
 		pacer: new Pacer(),
 		share: c.share ?? 1,
@@ -253,8 +264,9 @@ export function runModel(
 			continue;
 		}
 		if (Number.isNaN(w.result.first)) w.result.first = w.at - t0;
-		const { ok, headers } = answer(w.at + lat, workers.indexOf(w));
-		const now = w.at + 2 * lat;
+		const there = w.at + lat + jitter();
+		const { ok, headers } = answer(there, workers.indexOf(w));
+		const now = there + lat + jitter();
 		w.at = now;
 		w.answeredAt = now;
 		const reading = parseRateLimitHeaders(headers, now);
@@ -275,6 +287,8 @@ export function runModel(
 		w.result.lost++;
 		w.refusedSince = undefined;
 	}
+	// With jitter, requests reach the server out of the order they were sent in: the log is the server's.
+	log.sort((a, b) => a.at - b.at);
 	return { clients: workers.map((w) => w.result), log, cotenant };
 }
 

@@ -193,6 +193,24 @@ describe('eight workers on one key (eight processes, eight pacers)', () => {
 			expect(Math.min(...windows)).toBeGreaterThanOrEqual(0.9 * server.limit);
 		},
 	);
+	it.each([5, 20, 50])(
+		'30 per 6 s, each way up to %i ms late at random (eight processes waiting for two cores): at least 90 % of the limit per window on average, at most 2 % answered 429',
+		(jitterMs) => {
+			// Late answers meet more of the others' requests between two of ours: a count too high
+			// once must not leave slots unused (the benchmark's 87 % before).
+			const result = runModel(
+				{ ...SHORT, jitterMs },
+				Array.from({ length: 8 }, () => ({ items: 48 })),
+			);
+			const firstDone = Math.min(...result.clients.map((c) => c.last));
+			const windows = perWindow(result.log.filter((e) => e.at <= firstDone)).slice(1);
+			const average = windows.reduce((a, b) => a + b, 0) / windows.length;
+			console.log(`8 workers, jitter ${jitterMs} ms: ${windows.join(', ')} per window`);
+			expect(lost(result)).toBe(0);
+			expect(average).toBeGreaterThanOrEqual(0.9 * SHORT.limit);
+			expect(refused(result) / result.log.length).toBeLessThanOrEqual(0.02);
+		},
+	);
 });
 
 describe('first contact refused (the key spent before the run): the announced reset is waited out', () => {

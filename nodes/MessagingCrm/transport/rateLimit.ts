@@ -178,6 +178,12 @@ export class Pacer {
 		if (reading.limit !== undefined) this.limit = reading.limit;
 		const resetAt = this.server.localReset(reading, now);
 		if (refused) {
+			// Spent before the reset was due, not by us: the others took what we left them and wanted
+			// more than they got.
+			const window = this.server.window;
+			if (!probe && window && reading.remaining === 0 && now < this.probeStart()) {
+				this.others.refused(now, (this.limit ?? 0) - this.others.ours - this.inFlight);
+			}
 			const nonsense = reading.resetAt !== undefined && resetAt === undefined;
 			return this.refusedAt(now, resetAt, refused, probeOut, reading.resetWhole === true, nonsense);
 		}
@@ -271,10 +277,6 @@ export class Pacer {
 		this.remaining = 0;
 		this.serverRemaining = 0;
 		const window = this.server.window;
-		// Refused before the reset was due: the others spent what we left them, and wanted more.
-		if (!this.probe && window && this.limit !== undefined && now < this.probeStart()) {
-			this.others.refused(now, Math.max(0, this.limit - this.others.ours - this.inFlight));
-		}
 		let probe = this.probe;
 		if (!probe) {
 			// Refused in the middle of a window: any answer that is not a 429 shows a new one.

@@ -52,10 +52,12 @@ export class Others {
 	private askedAt?: number;
 
 	/**
-	 * How many clients shared the key in the last windows, counted both ways: the most of them is
-	 * taken, so that a pacer that once took more than its part (and so counts fewer by volume)
-	 * does not keep doing so. A client that stops is forgotten after that many windows; within the
-	 * window, the rest is ours once it is seen to have stopped.
+	 * How many clients shared the key in the last windows, counted both ways: the second most of
+	 * them and of this window's count is taken, so that a pacer that once took more than its part
+	 * (and so counts fewer by volume) does not keep doing so, while one count too high (answers that
+	 * came late met more of the others' requests between them) leaves no slots unused. A client that
+	 * stops is forgotten after that many windows; within the window, the rest is ours once it is
+	 * seen to have stopped.
 	 */
 	private counted: number[] = [];
 
@@ -119,7 +121,7 @@ export class Others {
 		this.askedAt = undefined;
 		const t = this.current;
 		if (!t) return;
-		t.others = Math.max(t.others, others);
+		t.others = Math.max(t.others, others, 0);
 		t.lastAt = now;
 		t.lastRemaining = 0;
 		record(t, now);
@@ -235,13 +237,15 @@ export class Others {
 	 * How many clients send as we do, ourselves included: as many as were seen sending back to back
 	 * with us, or as the others' spending in the last window (beyond clients that spread their
 	 * requests) counts in parts like ours, whichever is more (pacers that do not start together are
-	 * not all seen back to back; a pacer that took more than its part once counts fewer by volume).
+	 * not all seen back to back; a pacer that took more than its part once counts fewer by volume);
+	 * over the last windows, the second most (see `counted`).
 	 */
 	private pacerCount(together: number): number {
 		const p = this.prior as Tally;
 		const byVolume = 1 + Math.max(0, p.others - this.spreading(together)) / Math.max(1, p.ours);
 		const now = Math.max(Math.round(together), Math.round(byVolume));
-		return Math.min(MAX_CLIENTS, Math.max(now, ...this.counted));
+		const sorted = [...this.counted, now].sort((a, b) => a - b);
+		return Math.min(MAX_CLIENTS, sorted[Math.max(0, sorted.length - 2)]);
 	}
 
 	/** How many send back to back, ourselves included, in this window or the last, if seen. */
