@@ -49,7 +49,8 @@ export interface ServerModel {
 	latencyMs?: number;
 	/**
 	 * Each way of a pacer's request takes up to this much longer, at random (a fixed seed): processes
-	 * that wait for the CPU, as eight on two cores do.
+	 * that wait for the CPU, as eight on two cores do. Fixed windows only: requests are taken in the
+	 * order they were sent, so the server may see one a few milliseconds before the last.
 	 */
 	jitterMs?: number;
 	/** For this long from the start, every request is refused with a reset of 0 s (a limiter stuck, or counting in another region). */
@@ -172,9 +173,11 @@ function counter(server: Required<ServerModel>, t0: number): (t: number) => Coun
  * Runs `clients` pacers (each its own process) and co-tenants sending `cotenantPerWindow`
  * requests per window, evenly (from `cotenantBusierAt` on, `cotenantBusier`), until every pacer is
  * done or `untilMs` of simulated time.
- * `cotenantInProcess`: the co-tenant shares the pacers' event loop (another workflow in the same
- * n8n process): while a pacer sends back to back, its timer cannot fire, so it shows less than it
- * spends while a pacer bursts.
+ * `cotenantInProcess` (one pacer): the co-tenant shares the pacer's event loop (another workflow
+ * in the same n8n process): while the pacer sends back to back, its timer cannot fire, so it sends
+ * fewer requests, later, while the pacer bursts. A worst case: Node runs timers that are due while
+ * it waits for an answer, but the node's work per item (n8n's engine, the key's hash) holds the
+ * loop, as the benchmark's co-tenant shows (it sends nothing while the node bursts).
  */
 export function runModel(
 	model: ServerModel,
@@ -215,9 +218,12 @@ export function runModel(
 		return { ok, headers: headersAt(server, t, resetAt, remaining, !ok) };
 	};
 	const lat = server.latencyMs;
+	if (server.jitterMs > 0 && server.limiter !== 'fixed') {
+		throw new Error('jitterMs is modelled with fixed windows only');
+	}
 	let seed = 12345;
 	const jitter = () => {
-		seed = (seed * 1103515245 + 12345) % 2 ** 31;
+		seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff;
 		return (seed / 2 ** 31) * server.jitterMs;
 	};
 	const workers = clients.map((c) => ({

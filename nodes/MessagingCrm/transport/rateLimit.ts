@@ -178,11 +178,15 @@ export class Pacer {
 		if (reading.limit !== undefined) this.limit = reading.limit;
 		const resetAt = this.server.localReset(reading, now);
 		if (refused) {
-			// Spent before the reset was due, not by us: the others took what we left them and wanted
-			// more than they got.
-			const window = this.server.window;
-			if (!probe && window && reading.remaining === 0 && now < this.probeStart()) {
-				this.others.refused(now, (this.limit ?? 0) - this.others.ours - this.inFlight);
+			// Spent before this window's reset was due, not by us: the others took what we left them
+			// and wanted more than they got (a 429 that names a reset already past is an old window's).
+			const current =
+				this.server.window !== undefined &&
+				resetAt !== undefined &&
+				resetAt > now &&
+				now < this.probeStart();
+			if (!probe && current && reading.remaining === 0 && this.limit !== undefined) {
+				this.others.refused(now, Math.max(0, this.limit - this.others.ours - this.inFlight));
 			}
 			const nonsense = reading.resetAt !== undefined && resetAt === undefined;
 			return this.refusedAt(now, resetAt, refused, probeOut, reading.resetWhole === true, nonsense);
@@ -281,7 +285,7 @@ export class Pacer {
 		if (!probe) {
 			// Refused in the middle of a window: any answer that is not a 429 shows a new one.
 			probe = { tries: 0, nextAt: now, inFlight: false, sentAt: now, before: 0 };
-			if (this.server.window) probe.announced = this.server.window.lo;
+			if (window) probe.announced = window.lo;
 			this.probe = probe;
 		}
 		let wait = refusal.retryAfterMs;

@@ -28,17 +28,19 @@ const MAX_CLIENTS = 16;
  *
  * - **Clients that send as we do** (other pacers: queue-mode workers, other processes) show as
  *   others' requests counted between two answers of ours sent back to back. How many they are is
- *   the most counted in the last windows, back to back or by volume (their spending in parts like
- *   ours); each sends its fair part of the window at once (`fairPart`), so what they have still to
+ *   the second most counted in the last windows, back to back or by volume (their spending in
+ *   parts like ours); each sends its fair part of the window at once (`fairPart`), so what they have still to
  *   send is their parts less what they spent (`keepPacers`). They have stopped when our requests
  *   meet none of theirs past the lateness allowed to a late one (`stopped`).
  * - **Clients that spread their requests** (the company's backend, a co-tenant): what they spent
  *   beyond parts like ours, after the window's start. What they will still spend before the reset
  *   is read from the last window's profile (what they spent from this point on, read a little
- *   earlier for a client that comes late), at least at their current rate when it is higher
- *   (`keep`, `keepSpread`); before a whole window was seen, at the rate they showed so far.
+ *   earlier for a client that comes late, a slice earlier once they are seen to spread), at
+ *   least at their current rate when it is higher (`keep`, `keepSpread`); before a whole window
+ *   was seen, at the rate they showed so far.
  *
- * What a refused client wanted is not seen: a client squeezed out shows only as less spending.
+ * What a refused client wanted is seen only when one of ours is refused before the reset
+ * (`refused`): a client squeezed out after our last request shows only as less spending.
  */
 export class Others {
 	private current?: Tally;
@@ -53,7 +55,7 @@ export class Others {
 
 	/**
 	 * How many clients shared the key in the last windows, counted both ways: the second most of
-	 * them and of this window's count is taken, so that a pacer that once took more than its part
+	 * them and of the count as it stands is taken (see `pacerCount`), so that a pacer that once took more than its part
 	 * (and so counts fewer by volume) does not keep doing so, while one count too high (answers that
 	 * came late met more of the others' requests between them) leaves no slots unused. A client that
 	 * stops is forgotten after that many windows; within the window, the rest is ours once it is
@@ -74,8 +76,9 @@ export class Others {
 		this.current = tally(start, length);
 		// A window with too few answers of ours back to back to count goes by the last that had.
 		if (this.prior && this.prior.pairs >= 2) this.lastTogether = concurrency(this.prior);
+		// The window that just ended counts once (a window without answers of ours, not at all).
 		const p = this.prior;
-		if (p && p.ours > 0) {
+		if (p && p === last) {
 			const byVolume = 1 + p.others / p.ours;
 			this.counted.push(Math.round(Math.max(byVolume, this.lastTogether ?? 1)));
 			if (this.counted.length > COUNT_MEMORY) this.counted.shift();
@@ -107,10 +110,7 @@ export class Others {
 		}
 		t.ours++;
 		t.before ??= others;
-		t.others = Math.max(t.others, others);
-		t.lastAt = now;
-		t.lastRemaining = remaining;
-		record(t, now);
+		record(t, now, others, remaining);
 	}
 
 	/**
@@ -121,10 +121,7 @@ export class Others {
 		this.askedAt = undefined;
 		const t = this.current;
 		if (!t) return;
-		t.others = Math.max(t.others, others, 0);
-		t.lastAt = now;
-		t.lastRemaining = 0;
-		record(t, now);
+		record(t, now, others, 0);
 	}
 
 	/**
@@ -244,8 +241,10 @@ export class Others {
 		const p = this.prior as Tally;
 		const byVolume = 1 + Math.max(0, p.others - this.spreading(together)) / Math.max(1, p.ours);
 		const now = Math.max(Math.round(together), Math.round(byVolume));
-		const sorted = [...this.counted, now].sort((a, b) => a - b);
-		return Math.min(MAX_CLIENTS, sorted[Math.max(0, sorted.length - 2)]);
+		// The last window counts twice, as counted at its end and as it stands with this window's
+		// pairs: a count that only this window's answers (late ones) raise is not taken.
+		const sorted = [...this.counted, now].sort((a, b) => b - a);
+		return Math.min(MAX_CLIENTS, sorted[Math.min(1, sorted.length - 1)]);
 	}
 
 	/** How many send back to back, ourselves included, in this window or the last, if seen. */

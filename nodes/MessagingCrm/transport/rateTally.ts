@@ -1,8 +1,8 @@
 /**
  * One rate window as this process saw it (the others' spending at each of our answers), and what
  * can be read from it: what the others had spent by a point of the window, what they wanted, how
- * many sent with us. Pure functions of the tally, for the pacer's picture of the others
- * (rateOthers.ts).
+ * many sent with us. Functions of the tally (only `record` writes to it), for the pacer's picture
+ * of the others (rateOthers.ts).
  */
 
 /** How many slices of a window the others' spending is remembered in. */
@@ -47,19 +47,23 @@ export function tally(start: number, length: number): Tally {
 	};
 }
 
-/** The others' spending as of our last answer, in the profile slice it fell in. */
-export function record(t: Tally, now: number): void {
+/** Our answer at `now`: the others had spent `others`, `remaining` was left; in its profile slice. */
+export function record(t: Tally, now: number, others: number, remaining: number): void {
+	t.others = Math.max(t.others, others);
+	t.lastAt = now;
+	t.lastRemaining = remaining;
 	const slot = Math.floor(((now - t.start) / t.length) * PROFILE_SLOTS);
 	const i = Math.min(PROFILE_SLOTS - 1, Math.max(0, slot));
 	t.profile[i] = Math.max(t.profile[i], t.others);
 }
 
 /**
- * What the others had spent by `offset` into a window (or wanted to: a window they spent before
- * its end refused them the rest): the slices that ended by then, as our answers showed them; after
- * our last answer, at the rate they showed until then (never more than the server had left,
- * unless they had spent it all), or, when our answers covered too little of the window to tell a
- * rate, all that was left (we kept it for them).
+ * What the others had spent by `offset` into a window (or wanted to, when it was spent before its
+ * end: they were refused the rest): the slices that ended by then, as our answers showed them;
+ * after our last answer, at the rate they showed until then (never more than the server had left
+ * then, unless nothing was: our last answer found the window spent, or one of ours was refused),
+ * or, when our answers covered too little of the window to tell a rate, all that was left (we kept
+ * it for them).
  */
 export function spentBy(t: Tally, offset: number): number {
 	const seenUntil = (t.lastAt ?? t.start) - t.start;
@@ -70,8 +74,10 @@ export function spentBy(t: Tally, offset: number): number {
 	const after = Math.min(offset, t.length) - seenUntil;
 	const left = t.lastRemaining ?? 0;
 	// Our answers covered a quarter of the window at least: the others went on at their rate.
-	const rate = (t.others / seenUntil) * after;
-	if (seenUntil >= t.length / 4) return t.others + (left < 1 ? rate : Math.min(left, rate));
+	if (seenUntil >= t.length / 4) {
+		const rate = (t.others / seenUntil) * after;
+		return t.others + (left < 1 ? rate : Math.min(left, rate));
+	}
 	// Otherwise they are taken to have spent what we left them, evenly until the window's end.
 	return t.others + (left * after) / (t.length - seenUntil);
 }
