@@ -179,13 +179,15 @@ export class Pacer {
 		const resetAt = this.server.localReset(reading, now);
 		if (refused) {
 			// Spent before this window's reset was due, not by us: the others took what we left them
-			// and wanted more than they got (a 429 that names a reset already past is an old window's).
+			// and wanted more than they got (a 429 that names a reset already past is an old window's;
+			// alone, a 429 says nothing of others: a limiter that frees slots one at a time may be it).
 			const current =
 				this.server.window !== undefined &&
 				resetAt !== undefined &&
 				resetAt > now &&
 				now < this.probeStart();
-			if (!probe && current && reading.remaining === 0 && this.limit !== undefined) {
+			const shared = !this.alone();
+			if (!probe && current && shared && reading.remaining === 0 && this.limit !== undefined) {
 				this.others.refused(now, Math.max(0, this.limit - this.others.ours - this.inFlight));
 			}
 			const nonsense = reading.resetAt !== undefined && resetAt === undefined;

@@ -29,9 +29,9 @@ const MAX_CLIENTS = 16;
  * - **Clients that send as we do** (other pacers: queue-mode workers, other processes) show as
  *   others' requests counted between two answers of ours sent back to back. How many they are is
  *   the second most counted in the last windows, back to back or by volume (their spending in
- *   parts like ours); each sends its fair part of the window at once (`fairPart`), so what they have still to
- *   send is their parts less what they spent (`keepPacers`). They have stopped when our requests
- *   meet none of theirs past the lateness allowed to a late one (`stopped`).
+ *   parts like ours); each sends its fair part of the window at once (`fairPart`), so what they
+ *   have still to send is their parts less what they spent (`keepPacers`). They have stopped when
+ *   our requests meet none of theirs past the lateness allowed to a late one (`stopped`).
  * - **Clients that spread their requests** (the company's backend, a co-tenant): what they spent
  *   beyond parts like ours, after the window's start. What they will still spend before the reset
  *   is read from the last window's profile (what they spent from this point on, read a little
@@ -55,11 +55,11 @@ export class Others {
 
 	/**
 	 * How many clients shared the key in the last windows, counted both ways: the second most of
-	 * them and of the count as it stands is taken (see `pacerCount`), so that a pacer that once took more than its part
-	 * (and so counts fewer by volume) does not keep doing so, while one count too high (answers that
-	 * came late met more of the others' requests between them) leaves no slots unused. A client that
-	 * stops is forgotten after that many windows; within the window, the rest is ours once it is
-	 * seen to have stopped.
+	 * them and of the count as it stands is taken (see `pacerCount`), so that a pacer that once took
+	 * more than its part (and so counts fewer by volume) does not keep doing so, while one count too
+	 * high (answers that came late met more of the others' requests between them) leaves no slots
+	 * unused. A client that stops is forgotten after that many windows; within the window, the rest
+	 * is ours once it is seen to have stopped.
 	 */
 	private counted: number[] = [];
 
