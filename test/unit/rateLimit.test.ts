@@ -233,6 +233,41 @@ describe('what the pacer must not learn from (found by a read of the change)', (
 		expect((pacer as unknown as { server: { refills: boolean } }).server.refills).toBe(false);
 	});
 
+	it('alone, a 429 in the middle of a window is not spending of others (a limiter that frees slots one at a time refuses with nobody else)', () => {
+		const pacer = new Pacer();
+		const reset = NOW + 6000;
+		pacer.reserve(NOW);
+		pacer.reserve(NOW);
+		pacer.reserve(NOW);
+		pacer.observe({ limit: 10, remaining: 9, resetAt: reset }, NOW + 10);
+		pacer.observe({ limit: 10, remaining: 8, resetAt: reset }, NOW + 20);
+		pacer.observe({ limit: 10, remaining: 0, resetAt: reset }, NOW + 30, {});
+		expect((pacer as unknown as { others: Others }).others.alone()).toBe(true);
+	});
+
+	it("a 429 that names a reset already past (an old window's request, answered late) is not the new window's spending", () => {
+		const pacer = new Pacer();
+		const reset = NOW + 1000;
+		const others = () =>
+			(pacer as unknown as { others: { current: { others: number } } }).others.current.others;
+		pacer.reserve(NOW);
+		pacer.reserve(NOW);
+		pacer.observe({ limit: 10, remaining: 5, resetAt: reset }, NOW + 10);
+		pacer.observe({ limit: 10, remaining: 4, resetAt: reset }, NOW + 12);
+		expect(others()).toBeGreaterThan(0);
+		// One more request goes out; the window is spent meanwhile and the reset is probed.
+		pacer.reserve(NOW + 20);
+		pacer.observe({ limit: 10, remaining: 0, resetAt: reset }, NOW + 30);
+		pacer.reserve(NOW + 20);
+		const probeAt = reset + 1000;
+		expect(pacer.reserve(probeAt)).toBe(0);
+		pacer.observe({ limit: 10, remaining: 9, resetAt: reset + 1000 }, probeAt + 10);
+		expect(others()).toBe(0);
+		// The request sent in the old window is answered now, refused, naming the old reset.
+		pacer.observe({ limit: 10, remaining: 0, resetAt: reset }, probeAt + 20, {});
+		expect(others()).toBe(0);
+	});
+
 	it('one request at a time looks whether the others spent less than expected', () => {
 		const others = new Others();
 		others.begin(NOW, 60_000);

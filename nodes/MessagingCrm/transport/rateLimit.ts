@@ -178,18 +178,7 @@ export class Pacer {
 		if (reading.limit !== undefined) this.limit = reading.limit;
 		const resetAt = this.server.localReset(reading, now);
 		if (refused) {
-			// Spent before this window's reset was due, not by us: the others took what we left them
-			// and wanted more than they got (a 429 that names a reset already past is an old window's;
-			// alone, a 429 says nothing of others: a limiter that frees slots one at a time may be it).
-			const current =
-				this.server.window !== undefined &&
-				resetAt !== undefined &&
-				resetAt > now &&
-				now < this.probeStart();
-			const shared = !this.alone();
-			if (!probe && current && shared && reading.remaining === 0 && this.limit !== undefined) {
-				this.others.refused(now, Math.max(0, this.limit - this.others.ours - this.inFlight));
-			}
+			if (!probe) this.countRefused(reading, resetAt, now);
 			const nonsense = reading.resetAt !== undefined && resetAt === undefined;
 			return this.refusedAt(now, resetAt, refused, probeOut, reading.resetWhole === true, nonsense);
 		}
@@ -337,6 +326,19 @@ export class Pacer {
 		if (this.limit === undefined || reading.remaining === undefined) return;
 		const others = this.limit - reading.remaining - this.others.ours - 1 - this.inFlight;
 		this.others.answer(now, Math.max(0, others), reading.remaining);
+	}
+
+	/**
+	 * Our 429 before this window's reset was due, the server's count spent, others already seen:
+	 * they took what we left them and wanted more than they got. Not one that names a reset already
+	 * past (an old window's, answered late); not alone (a limiter that frees slots one at a time
+	 * refuses us with nobody else).
+	 */
+	private countRefused(reading: RateLimitReading, resetAt: number | undefined, now: number): void {
+		if (this.limit === undefined || reading.remaining !== 0 || this.alone()) return;
+		if (!this.server.window || resetAt === undefined || resetAt <= now) return;
+		if (now >= this.probeStart()) return;
+		this.others.refused(now, Math.max(0, this.limit - this.others.ours - this.inFlight));
 	}
 
 	/** No other client seen on the key, in this window or the last. */
