@@ -167,7 +167,14 @@ async function repeated(
 	once: (run: number) => Promise<Figures>,
 ): Promise<Spreads> {
 	const runs: Figures[] = [];
-	for (let run = 0; run < RUNS; run++) runs.push(await once(run));
+	for (let run = 0; run < RUNS; run++) {
+		runs.push(await once(run));
+		// BENCH_LOG=<dir>: each run's request log as the sandbox kept it, to read a figure window by window.
+		if (process.env.BENCH_LOG) {
+			const file = `${section}-${variant}-${run}.json`.replace(/[^\w.-]+/g, '_');
+			writeFileSync(path.join(process.env.BENCH_LOG, file), JSON.stringify(await requestLog()));
+		}
+	}
 	const out: Spreads = {};
 	for (const key of Object.keys(runs[0])) out[key] = spread(runs.map((r) => r[key]));
 	const sectionResults = (results[section] ??= {}) as Json;

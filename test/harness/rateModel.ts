@@ -178,6 +178,9 @@ function counter(server: Required<ServerModel>, t0: number): (t: number) => Coun
  * fewer requests, later, while the pacer bursts. A worst case: Node runs timers that are due while
  * it waits for an answer, but the node's work per item (n8n's engine, the key's hash) holds the
  * loop, as the benchmark's co-tenant shows (it sends nothing while the node bursts).
+ * `cotenantAwaits`: the co-tenant sleeps its step after each answer (a loop that awaits its
+ * request, as the benchmark's does), so it sends a little less than `cotenantPerWindow` per
+ * window, and its requests drift across the windows' edges: some windows hold one more than the last.
  */
 export function runModel(
 	model: ServerModel,
@@ -187,6 +190,7 @@ export function runModel(
 		cotenantBusierAt?: number;
 		cotenantBusier?: number;
 		cotenantInProcess?: boolean;
+		cotenantAwaits?: boolean;
 		untilMs?: number;
 		startAt?: number;
 	} = {},
@@ -258,6 +262,7 @@ export function runModel(
 			cotenant.sent++;
 			if (!ok) cotenant.refused++;
 			cotenantAt += cotenantAt - t0 >= (options.cotenantBusierAt ?? Infinity) ? busier : every;
+			if (options.cotenantAwaits) cotenantAt += 2 * lat;
 			continue;
 		}
 		const w = next as (typeof workers)[number];

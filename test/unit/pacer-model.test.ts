@@ -140,27 +140,33 @@ describe('fair when shared at a window ten times shorter, as the benchmark runs 
 	// in its own process or in the node's event loop (another workflow of the same n8n), where it
 	// shows nothing while the node sends back to back.
 	const SIX = { limit: 120, windowMs: 6000, latencyMs: 0.75 };
+	// Awaiting each answer before its step, as the benchmark's co-tenant does, it sends 39 or 40 in
+	// a window: one more than the window before now and then.
 	const where = [
-		['in its own process', false],
-		['in the same process', true],
+		['in its own process', { cotenantInProcess: false }],
+		['in the same process', { cotenantInProcess: true }],
+		[
+			'in the same process, awaiting each answer',
+			{ cotenantInProcess: true, cotenantAwaits: true },
+		],
 	] as const;
 	it.each(where)(
-		'a co-tenant spending 40 per window %s loses at most 1 %, the node takes at least 76 per window (95 % of the 80 it leaves)',
-		(label, cotenantInProcess) => {
-			const result = runModel(SIX, items(300), { cotenantPerWindow: 40, cotenantInProcess });
+		'a co-tenant spending 40 per window %s loses none, the node takes at least 76 per window (95 % of the 80 it leaves)',
+		(label, how) => {
+			const result = runModel(SIX, items(300), { cotenantPerWindow: 40, ...how });
 			const node = perWindow(result.log, 0);
 			console.log(
 				`6 s, co-tenant 40 ${label}: ${result.cotenant.refused}/${result.cotenant.sent} refused; node ${node.join(', ')} per window`,
 			);
-			expect(result.cotenant.refused / result.cotenant.sent).toBeLessThanOrEqual(0.01);
+			expect(result.cotenant.refused).toBe(0);
 			expect(Math.min(...node)).toBeGreaterThanOrEqual(0.95 * 80);
 			expect(lost(result)).toBe(0);
 		},
 	);
 	it.each(where)(
 		'a co-tenant spending 80 per window %s loses at most 1 %, the node takes no more than its max-min fair share (60)',
-		(_label, cotenantInProcess) => {
-			const result = runModel(SIX, items(300), { cotenantPerWindow: 80, cotenantInProcess });
+		(_label, how) => {
+			const result = runModel(SIX, items(300), { cotenantPerWindow: 80, ...how });
 			const node = perWindow(result.log, 0);
 			expect(result.cotenant.refused / result.cotenant.sent).toBeLessThanOrEqual(0.01);
 			expect(Math.max(...node)).toBeLessThanOrEqual(60);

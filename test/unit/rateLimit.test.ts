@@ -275,12 +275,16 @@ describe('what the pacer must not learn from (found by a read of the change)', (
 		others.begin(NOW + 60_000, 60_000);
 		others.answer(NOW + 60_010, 5, 100);
 		const later = NOW + 70_000;
-		expect(others.mayAsk(later)).toBe(true);
+		const reset = NOW + 120_000;
+		expect(others.mayAsk(later, reset)).toBe(true);
 		others.asking(later);
 		// Every other request waiting meanwhile waits for that answer.
-		expect(others.mayAsk(later + 1)).toBe(false);
+		expect(others.mayAsk(later + 1, reset)).toBe(false);
 		others.answer(later + 10, 6, 90);
-		expect(others.mayAsk(later + 10 + 3000)).toBe(true);
+		expect(others.mayAsk(later + 10 + 3000, reset)).toBe(true);
+		// Not within a twentieth of the window before the reset: what a look could find there is a
+		// request or two; had the others spent as expected, it takes the last one they need.
+		expect(others.mayAsk(reset - 2999, reset)).toBe(false);
 	});
 });
 

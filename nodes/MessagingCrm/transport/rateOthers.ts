@@ -290,11 +290,15 @@ export class Others {
 		return this.expected(from, now, resetAt) + 0.1 * ahead + margin(limit);
 	}
 
-	/** Whether it is time to look what the others spent since our last answer: a twentieth of the window on. */
-	mayAsk(now: number): boolean {
+	/**
+	 * Whether it is time to look what the others spent since our last answer: a twentieth of the
+	 * window on, and not within the last twentieth before the reset (`resetAt`): what a look finds
+	 * there is a request or two, and had the others spent as expected, it takes the last they need.
+	 */
+	mayAsk(now: number, resetAt: number): boolean {
 		const t = this.current;
 		if (!t || !this.prior || t.lastAt === undefined || this.askedAt !== undefined) return false;
-		return now - t.lastAt >= t.length / 20;
+		return now - t.lastAt >= t.length / 20 && resetAt - now >= t.length / 20;
 	}
 
 	/** What the others are expected to spend from `from` until `resetAt` (this host's clock). */
