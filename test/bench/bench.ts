@@ -169,10 +169,13 @@ async function repeated(
 	const runs: Figures[] = [];
 	for (let run = 0; run < RUNS; run++) {
 		runs.push(await once(run));
-		// BENCH_LOG=<dir>: each run's request log as the sandbox kept it, to read a figure window by window.
-		if (process.env.BENCH_LOG) {
+		// BENCH_LOG=<dir>: each run's request log as the sandbox kept it, to read a figure window by
+		// window (key ids, not keys; the directory is the caller's, kept).
+		const logDir = process.env.BENCH_LOG;
+		if (logDir) {
+			mkdirSync(logDir, { recursive: true });
 			const file = `${section}-${variant}-${run}.json`.replace(/[^\w.-]+/g, '_');
-			writeFileSync(path.join(process.env.BENCH_LOG, file), JSON.stringify(await requestLog()));
+			writeFileSync(path.join(logDir, file), JSON.stringify(await requestLog()));
 		}
 	}
 	const out: Spreads = {};

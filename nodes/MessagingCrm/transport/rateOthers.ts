@@ -39,8 +39,10 @@ const MAX_CLIENTS = 16;
  *   least at their current rate when it is higher (`keep`, `keepSpread`); before a whole window
  *   was seen, at the rate they showed so far.
  *
- * What a refused client wanted is seen only when one of ours is refused before the reset
- * (`refused`): a client squeezed out after our last request shows only as less spending.
+ * What a refused client wanted is seen when one of ours is refused before the reset (`refused`),
+ * or read after our last answer of a window: the others go on at their rate to its end, whatever
+ * the server had left (see `spentBy`). A client that sent early in the window and stopped is
+ * read as busier than it was; one squeezed out at the end, as wanting what it wanted.
  */
 export class Others {
 	private current?: Tally;
@@ -292,8 +294,9 @@ export class Others {
 
 	/**
 	 * Whether it is time to look what the others spent since our last answer: a twentieth of the
-	 * window on, and not within the last twentieth before the reset (`resetAt`): what a look finds
-	 * there is a request or two, and had the others spent as expected, it takes the last they need.
+	 * window on, and not within the last twentieth before the reset (`resetAt`, when it is to be
+	 * probed: at or after the server's): what a look finds there is a request or two, and had the
+	 * others spent as expected, it takes the last they need.
 	 */
 	mayAsk(now: number, resetAt: number): boolean {
 		const t = this.current;
