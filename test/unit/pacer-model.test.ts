@@ -151,14 +151,14 @@ describe('fair when shared at a window ten times shorter, as the benchmark runs 
 		],
 	] as const;
 	it.each(where)(
-		'a co-tenant spending 40 per window %s loses none, the node takes at least 76 per window (95 % of the 80 it leaves)',
+		'a co-tenant spending 40 per window %s loses at most 1 %, the node takes at least 76 per window (95 % of the 80 it leaves)',
 		(label, how) => {
 			const result = runModel(SIX, items(300), { cotenantPerWindow: 40, ...how });
 			const node = perWindow(result.log, 0);
 			console.log(
 				`6 s, co-tenant 40 ${label}: ${result.cotenant.refused}/${result.cotenant.sent} refused; node ${node.join(', ')} per window`,
 			);
-			expect(result.cotenant.refused).toBe(0);
+			expect(result.cotenant.refused / result.cotenant.sent).toBeLessThanOrEqual(0.01);
 			expect(Math.min(...node)).toBeGreaterThanOrEqual(0.95 * 80);
 			expect(lost(result)).toBe(0);
 		},

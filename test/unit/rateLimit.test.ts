@@ -6,7 +6,6 @@ import {
 import { backoffMs, Pacer } from '../../nodes/MessagingCrm/transport/rateLimit';
 import { probeStepMs, RESET_MARGIN_MS } from '../../nodes/MessagingCrm/transport/rateWindow';
 import { Others } from '../../nodes/MessagingCrm/transport/rateOthers';
-import { record, spentBy, tally } from '../../nodes/MessagingCrm/transport/rateTally';
 import { runModel } from '../harness/rateModel';
 
 const NOW = 1_800_000_000_000;
@@ -276,31 +275,12 @@ describe('what the pacer must not learn from (found by a read of the change)', (
 		others.begin(NOW + 60_000, 60_000);
 		others.answer(NOW + 60_010, 5, 100);
 		const later = NOW + 70_000;
-		const reset = NOW + 120_000;
-		expect(others.mayAsk(later, reset)).toBe(true);
+		expect(others.mayAsk(later)).toBe(true);
 		others.asking(later);
 		// Every other request waiting meanwhile waits for that answer.
-		expect(others.mayAsk(later + 1, reset)).toBe(false);
+		expect(others.mayAsk(later + 1)).toBe(false);
 		others.answer(later + 10, 6, 90);
-		expect(others.mayAsk(later + 10 + 3000, reset)).toBe(true);
-		// Not within a twentieth of the window before the reset: what a look could find there is a
-		// request or two; had the others spent as expected, it takes the last one they need.
-		expect(others.mayAsk(reset - 2999, reset)).toBe(false);
-	});
-});
-
-describe('spentBy: what the others spent, or wanted, by a point of a window', () => {
-	it('after our last answer, at their rate to the end, also beyond what the server had left then', () => {
-		// 38 spent by 5.77 s of 6, 1 left: at their rate they wanted 1.5 more. Read as what was left
-		// (1), a client refused at the end of one window was refused again in the next.
-		const t = tally(NOW, 6000);
-		record(t, NOW + 5770, 38, 1);
-		expect(spentBy(t, 6000)).toBeCloseTo(38 + (38 / 5770) * 230, 5);
-		expect(spentBy(t, 6000)).toBeGreaterThan(39);
-		// Seen for less than a quarter of the window: what was left, evenly to the end.
-		const early = tally(NOW, 6000);
-		record(early, NOW + 1000, 30, 50);
-		expect(spentBy(early, 6000)).toBe(80);
+		expect(others.mayAsk(later + 10 + 3000)).toBe(true);
 	});
 });
 

@@ -152,8 +152,7 @@ export class Pacer {
 		// Had the others spent nothing since our last answer, there would be room: a request tells.
 		// Clients that send as we do met none of our requests: past the lateness allowed to one, a
 		// request tells whether they stopped (then the rest is ours). One such request at a time.
-		const ask =
-			(asked >= 1 && others.mayAsk(now, resetAt)) || (left >= 1 && others.mayCheckStopped(now));
+		const ask = (asked >= 1 && others.mayAsk(now)) || (left >= 1 && others.mayCheckStopped(now));
 		if (budget < 1 && ask) {
 			others.asking(now);
 			budget = 1;

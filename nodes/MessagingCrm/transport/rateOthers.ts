@@ -39,10 +39,8 @@ const MAX_CLIENTS = 16;
  *   least at their current rate when it is higher (`keep`, `keepSpread`); before a whole window
  *   was seen, at the rate they showed so far.
  *
- * What a refused client wanted is seen when one of ours is refused before the reset (`refused`),
- * or read after our last answer of a window: the others go on at their rate to its end, whatever
- * the server had left (see `spentBy`). A client that sent early in the window and stopped is
- * read as busier than it was; one squeezed out at the end, as wanting what it wanted.
+ * What a refused client wanted is seen only when one of ours is refused before the reset
+ * (`refused`): a client squeezed out after our last request shows only as less spending.
  */
 export class Others {
 	private current?: Tally;
@@ -292,16 +290,11 @@ export class Others {
 		return this.expected(from, now, resetAt) + 0.1 * ahead + margin(limit);
 	}
 
-	/**
-	 * Whether it is time to look what the others spent since our last answer: a twentieth of the
-	 * window on, and not within the last twentieth before the reset (`resetAt`, when it is to be
-	 * probed: at or after the server's): what a look finds there is a request or two, and had the
-	 * others spent as expected, it takes the last they need.
-	 */
-	mayAsk(now: number, resetAt: number): boolean {
+	/** Whether it is time to look what the others spent since our last answer: a twentieth of the window on. */
+	mayAsk(now: number): boolean {
 		const t = this.current;
 		if (!t || !this.prior || t.lastAt === undefined || this.askedAt !== undefined) return false;
-		return now - t.lastAt >= t.length / 20 && resetAt - now >= t.length / 20;
+		return now - t.lastAt >= t.length / 20;
 	}
 
 	/** What the others are expected to spend from `from` until `resetAt` (this host's clock). */

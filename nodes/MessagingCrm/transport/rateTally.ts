@@ -60,10 +60,10 @@ export function record(t: Tally, now: number, others: number, remaining: number)
 /**
  * What the others had spent by `offset` into a window (or wanted to, when it was spent before its
  * end: they were refused the rest): the slices that ended by then, as our answers showed them;
- * after our last answer, at the rate they showed until then, also beyond what the server had left
- * then (a client that spreads its requests and found the window spent wanted more than it got: read
- * as what it got, a client refused once is refused again in the next window), or, when our answers
- * covered too little of the window to tell a rate, all that was left (we kept it for them).
+ * after our last answer, at the rate they showed until then (never more than the server had left
+ * then, unless nothing was: our last answer found the window spent, or one of ours was refused),
+ * or, when our answers covered too little of the window to tell a rate, all that was left (we kept
+ * it for them).
  */
 export function spentBy(t: Tally, offset: number): number {
 	const seenUntil = (t.lastAt ?? t.start) - t.start;
@@ -72,9 +72,12 @@ export function spentBy(t: Tally, offset: number): number {
 	for (let i = 0; i < slots; i++) most = Math.max(most, t.profile[i]);
 	if (offset <= seenUntil || seenUntil >= t.length) return most;
 	const after = Math.min(offset, t.length) - seenUntil;
-	// Our answers covered a quarter of the window at least: the others went on at their rate.
-	if (seenUntil >= t.length / 4) return t.others + (t.others / seenUntil) * after;
 	const left = t.lastRemaining ?? 0;
+	// Our answers covered a quarter of the window at least: the others went on at their rate.
+	if (seenUntil >= t.length / 4) {
+		const rate = (t.others / seenUntil) * after;
+		return t.others + (left < 1 ? rate : Math.min(left, rate));
+	}
 	// Otherwise they are taken to have spent what we left them, evenly until the window's end.
 	return t.others + (left * after) / (t.length - seenUntil);
 }
