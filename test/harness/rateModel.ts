@@ -4,9 +4,10 @@
  * that writes its rate-limit headers the ways real servers do: seconds until the reset (exact, or
  * whole seconds rounded down or up), epoch seconds (rounded up, or truncated) or milliseconds, an
  * epoch from a clock N seconds slow with or without a matching Date header, with or without
- * Retry-After. Simulated time, no timers: each pacer runs its items one at a time (as upserts and
+ * Retry-After. Simulated time, no timers: each client runs its items one at a time (as upserts and
  * sends do) through the same calls the transport makes, so a test reads what a deployment would
- * see without waiting for it.
+ * see without waiting for it; clients of one process (executions a worker runs at once) share its
+ * pacer, which reads each answer when it arrives.
  */
 import {
 	parseRateLimitHeaders,
@@ -68,6 +69,11 @@ export interface ClientModel {
 	share?: number;
 	/** Starts this late (ms). */
 	startMs?: number;
+	/**
+	 * Item loops with the same process share one pacer (executions running at once on one
+	 * queue-mode worker); by default each loop is its own process.
+	 */
+	process?: number;
 }
 
 export interface ModelResult {
@@ -230,14 +236,22 @@ export function runModel(
 		seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff;
 		return (seed / 2 ** 31) * server.jitterMs;
 	};
-	const workers = clients.map((c) => ({
-		pacer: new Pacer(),
+	const processes = new Map<number, Pacer>();
+	const pacerOf = (c: ClientModel, i: number) => {
+		const id = c.process ?? -1 - i;
+		if (!processes.has(id)) processes.set(id, new Pacer());
+		return processes.get(id) as Pacer;
+	};
+	const workers = clients.map((c, i) => ({
+		pacer: pacerOf(c, i),
 		share: c.share ?? 1,
 		left: c.items,
 		at: t0 + (c.startMs ?? 0),
 		refusedSince: undefined as number | undefined,
 		/** Answered at this time and not yet asked for the next slot (it may send again at once). */
 		answeredAt: undefined as number | undefined,
+		/** A request out: its answer, read at `at`. */
+		pending: undefined as { ok: boolean; headers: Record<string, string> } | undefined,
 		result: { done: 0, lost: 0, first: NaN, last: NaN },
 	}));
 	const cotenant = { sent: 0, refused: 0 };
@@ -266,6 +280,31 @@ export function runModel(
 			continue;
 		}
 		const w = next as (typeof workers)[number];
+		const pending = w.pending;
+		if (pending) {
+			// The answer arrives: the pacer reads it (another loop of its process may have asked meanwhile).
+			w.pending = undefined;
+			w.answeredAt = w.at;
+			const now = w.at;
+			const reading = parseRateLimitHeaders(pending.headers, now);
+			const refused: Refusal | undefined = pending.ok
+				? undefined
+				: { retryAfterMs: parseRetryAfter(pending.headers, now, w.pacer.serverClockOffset) };
+			w.pacer.observe(reading, now, refused);
+			if (pending.ok) {
+				w.left--;
+				w.result.done++;
+				w.result.last = now - t0;
+				w.refusedSince = undefined;
+				continue;
+			}
+			w.refusedSince ??= now;
+			if (w.pacer.mayRetry(w.refusedSince, now)) continue;
+			w.left--;
+			w.result.lost++;
+			w.refusedSince = undefined;
+			continue;
+		}
 		const wait = w.pacer.reserve(w.at, w.share);
 		w.answeredAt = undefined;
 		if (wait > 0) {
@@ -275,28 +314,12 @@ export function runModel(
 			continue;
 		}
 		if (Number.isNaN(w.result.first)) w.result.first = w.at - t0;
+		// The server counts requests in the order they were sent; the answer is read when it arrives.
 		const there = w.at + lat + jitter();
-		const { ok, headers } = answer(there, workers.indexOf(w));
-		const now = there + lat + jitter();
-		w.at = now;
-		w.answeredAt = now;
-		const reading = parseRateLimitHeaders(headers, now);
-		const refused: Refusal | undefined = ok
-			? undefined
-			: { retryAfterMs: parseRetryAfter(headers, now, w.pacer.serverClockOffset) };
-		w.pacer.observe(reading, now, refused);
-		if (ok) {
-			w.left--;
-			w.result.done++;
-			w.result.last = now - t0;
-			w.refusedSince = undefined;
-			continue;
-		}
-		w.refusedSince ??= now;
-		if (w.pacer.mayRetry(w.refusedSince, now)) continue;
-		w.left--;
-		w.result.lost++;
-		w.refusedSince = undefined;
+		w.pending = answer(there, workers.indexOf(w));
+		w.at = there + lat + jitter();
+		// An in-process co-tenant waits for it too (see cotenantInProcess).
+		w.answeredAt = w.at;
 	}
 	// With jitter, requests reach the server out of the order they were sent in: the log is the server's.
 	log.sort((a, b) => a.at - b.at);
