@@ -221,6 +221,52 @@ describe('eight workers on one key (eight processes, eight pacers)', () => {
 	);
 });
 
+describe('a pacer that came late once is not left out (issue 34)', () => {
+	it.each([
+		['rounded up, 120 per 60 s, 8 processes', { ...API, reset: 'ceil', latencyMs: 1 }, 8, 192],
+		[
+			'rounded up, 120 per 60 s, 8 processes, 20 ms late',
+			{ ...API, reset: 'ceil', latencyMs: 5, jitterMs: 20 },
+			8,
+			192,
+		],
+		[
+			'truncated epoch, 30 per 6 s, 8 processes, 10 ms late',
+			{ ...SHORT, reset: 'epoch-floor', latencyMs: 5, jitterMs: 10 },
+			8,
+			48,
+		],
+		[
+			'rounded up, 30 per 6 s, 5 processes, 40 ms late',
+			{ ...SHORT, reset: 'ceil', latencyMs: 2, jitterMs: 40 },
+			5,
+			130,
+		],
+		[
+			'truncated epoch, 30 per 6 s, 5 processes, 15 ms late',
+			{ ...SHORT, reset: 'epoch-floor', latencyMs: 2, jitterMs: 15 },
+			5,
+			130,
+		],
+	] as Array<[string, ServerModel, number, number]>)(
+		'resets in whole seconds, %s: none lost',
+		(_label, server, processes, items) => {
+			// Probing where it learned the reset falls, a pacer whose probe once came after the others
+			// had spent the window found them spending it again before its next: its item, refused
+			// at every reset, was given up after two windows. Now a probe that found the window spent
+			// moves the next one earlier, also before the reset can have come.
+			const result = runModel(
+				server,
+				Array.from({ length: processes }, (_, i) => ({
+					items: items + (processes === 8 ? 0 : 7 * i),
+					startMs: processes === 8 ? 0 : 37 * i,
+				})),
+			);
+			expect(lost(result)).toBe(0);
+		},
+	);
+});
+
 describe('first contact refused (the key spent before the run): the announced reset is waited out', () => {
 	/** Requests each client made while the key was still spent, before the reset it announced. */
 	const whileSpent = (r: ReturnType<typeof runModel>, client: number) =>

@@ -273,6 +273,17 @@ export class Pacer {
 		this.serverRemaining = 0;
 		const window = this.server.window;
 		let probe = this.probe;
+		const after =
+			probeOut && resetAt !== undefined && this.server.movedOn(resetAt, probe?.announced);
+		if (probe && after) {
+			// The probe's 429 names the next reset: it came after the reset, when the others had
+			// already spent the window. Next time earlier: else a pacer late once stays late (the
+			// others, not seeing it, take its part) and its item waits until it gives up.
+			this.server.tooLate(probe.sentAt);
+			probe.missAt = undefined;
+			probe.tries = 0;
+			probe.announced = resetAt;
+		}
 		if (!probe) {
 			// Refused in the middle of a window: any answer that is not a 429 shows a new one.
 			probe = { tries: 0, nextAt: now, inFlight: false, sentAt: now, before: 0 };

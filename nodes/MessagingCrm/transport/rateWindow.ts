@@ -56,7 +56,8 @@ export interface ProbeTimes {
  *   next free slot).
  * - **Where resets fall**: a reset in whole seconds may be a second off either way (rounded down:
  *   the real one lies before a second after the earliest reading; rounded up: at the earliest
- *   reading); where the probes found the real reset in the last four windows moves the next probe.
+ *   reading); where the probes found the real reset in the last four windows moves the next probe,
+ *   and so does a probe that found the next window already spent (it came too late).
  */
 export class ServerWindow {
 	window?: Window;
@@ -71,6 +72,9 @@ export class ServerWindow {
 
 	/** Where the real reset fell, relative to the window's base, in the last windows (ms). */
 	private lateness: number[] = [];
+
+	/** In the last windows, a probe found the next window already spent (see `tooLate`). */
+	private late: boolean[] = [];
 
 	/** The server's clock minus this host's, as far as known (0 when it sends no Date). */
 	get offset(): number {
@@ -115,12 +119,15 @@ export class ServerWindow {
 	 * When to probe a window's reset: its base (see `resetBase`) moved by where the real reset fell
 	 * in the last windows. Alone, a reset in whole seconds is first tried a second before the
 	 * latest reading (rounded up, it can lie there); shared, a probe too early is a 429 and one too
-	 * late still finds our part kept for us, so none goes before the reset can have come.
+	 * late still finds our part kept for us, so none goes before the reset can have come, unless
+	 * one found the window already spent in the last windows (see `tooLate`).
 	 */
 	probeStart(alone: boolean, window = this.window as Window): number {
-		const floor = window.whole && alone ? window.hi - 1000 - resetBase(window) : 0;
-		const learned = this.lateness.length ? Math.min(...this.lateness) : floor;
-		return resetBase(window) + Math.max(floor, learned) + RESET_MARGIN_MS;
+		const learned = this.lateness.length ? Math.min(...this.lateness) : undefined;
+		// Shared, no probe before the reset can have come, unless one at that time came too late.
+		const early = this.late.includes(true) && learned !== undefined ? Math.min(0, learned) : 0;
+		const floor = window.whole && alone ? window.hi - 1000 - resetBase(window) : early;
+		return resetBase(window) + Math.max(floor, learned ?? floor) + RESET_MARGIN_MS;
 	}
 
 	/**
@@ -149,12 +156,33 @@ export class ServerWindow {
 		const base = resetBase(window);
 		const late = probe.sentAt - RESET_MARGIN_MS - base;
 		if (probe.missAt === undefined) {
-			this.lateness.push(late - 50);
+			this.remember(late - 50, false);
 		} else {
 			const missed = probe.missAt - RESET_MARGIN_MS - base;
-			this.lateness.push(missed >= 0 ? (missed + late) / 2 : late);
+			this.remember(missed >= 0 ? (missed + late) / 2 : late, false);
 		}
-		if (this.lateness.length > LATENESS_MEMORY) this.lateness.shift();
+	}
+
+	/**
+	 * A probe sent at `sentAt` found the next window already spent (others came first): the reset
+	 * fell before it; next time a sixtieth of the window earlier (shared, a probe may then go
+	 * before the reset can have come: see `probeStart`).
+	 */
+	tooLate(sentAt: number): void {
+		if (this.window === undefined) return;
+		// The window it was sent for: the one we know, moved on to the reset nearest before it.
+		const window = this.windowOf(sentAt);
+		this.remember(sentAt - this.length() / 60 - RESET_MARGIN_MS - resetBase(window), true);
+	}
+
+	/** Where the real reset fell in a window (relative to its base), for the next probes. */
+	private remember(lateness: number, tooLate: boolean): void {
+		this.lateness.push(lateness);
+		this.late.push(tooLate);
+		if (this.lateness.length > LATENESS_MEMORY) {
+			this.lateness.shift();
+			this.late.shift();
+		}
 	}
 
 	/**
@@ -188,6 +216,23 @@ export class ServerWindow {
 		this.window = { lo: resetAt, hi: resetAt, whole: reading.resetWhole === true, seenAt: now };
 		const start = this.windowMs ? Math.min(now, resetAt - this.windowMs) : now;
 		return { start, length: Math.max(1, resetAt - start) };
+	}
+
+	/**
+	 * The window whose reset a 429 announced (`resetAt`): the one we know, moved on by as many
+	 * windows as lie between (its earliest reading is the nearest to the real reset: a 429's own,
+	 * in whole seconds, may be a second off); the reading alone when the window's length is not
+	 * known.
+	 */
+	windowOf(resetAt: number): Window {
+		const window = this.window as Window;
+		const length = this.windowMs;
+		const windows = length ? Math.round((resetAt - window.lo) / length) : 0;
+		if (!length || Math.abs(resetAt - window.lo - windows * length) > this.jumpMs()) {
+			return { ...window, lo: resetAt, hi: resetAt };
+		}
+		const shift = windows * length;
+		return { ...window, lo: window.lo + shift, hi: window.hi + shift };
 	}
 
 	/** An answer in this window announced `resetAt`. */
