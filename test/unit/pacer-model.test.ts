@@ -304,6 +304,21 @@ describe('first contact refused (the key spent before the run): the announced re
 		expect(lost(result)).toBe(0);
 		expect(Math.max(...asked)).toBe(1);
 	});
+	it('queue mode, 120 per 6 s: a worker refused at first contact takes half of the next window at once (two workers each running two executions, started 300 ms apart: every window at least 95 % of the limit, none lost, at most 2 % answered 429)', () => {
+		// The first execution is alone on the key and takes its first window whole; it never sees
+		// the second worker's refused requests. Waiting for a window of its own before taking any
+		// part, the second took 2 of the next and then read the first's volume as many clients: one
+		// window was used at 73 of 120 (the benchmark's 89-91 % runs).
+		const result = runModel(
+			{ limit: 120, windowMs: 6000, latencyMs: 0.75 },
+			[0, 0, 1, 1].map((worker, i) => ({ items: 150, process: worker, startMs: 300 * i })),
+		);
+		const windows = perWindow(result.log);
+		console.log(`queue mode, 2 workers x 2 executions: ${windows.join(', ')} per window`);
+		expect(lost(result)).toBe(0);
+		expect(refused(result) / result.log.length).toBeLessThanOrEqual(0.02);
+		expect(Math.min(...windows)).toBeGreaterThanOrEqual(0.95 * 120);
+	});
 });
 
 describe('any reset format a server writes', () => {
@@ -421,22 +436,6 @@ describe('what the pacer does not do well, held where docs/retries-and-rate-limi
 		expect(lost(result)).toBe(0);
 		expect(share).toBeGreaterThanOrEqual(0.85);
 		expect(perWindow(result.log, -1).slice(-2)).toEqual([40, 40]);
-	});
-	it('queue mode: two workers each running two executions, started 300 ms apart, at 120 per 6 s: none lost, at most 2 % answered 429, at least 90 % of the limit per window on average (one window at 73)', () => {
-		// The first execution is alone on the key and takes its first window whole; the second
-		// worker, refused there and held back in the next, reads the first's volume as many clients
-		// and takes a small part: one window is a third short (the benchmark's 89-91 % runs).
-		const result = runModel(
-			{ limit: 120, windowMs: 6000, latencyMs: 0.75 },
-			[0, 0, 1, 1].map((worker, i) => ({ items: 150, process: worker, startMs: 300 * i })),
-		);
-		const windows = perWindow(result.log);
-		const average = windows.reduce((a, b) => a + b, 0) / windows.length;
-		console.log(`queue mode, 2 workers x 2 executions: ${windows.join(', ')} per window`);
-		expect(lost(result)).toBe(0);
-		expect(refused(result) / result.log.length).toBeLessThanOrEqual(0.02);
-		expect(average).toBeGreaterThanOrEqual(0.9 * 120);
-		expect(Math.min(...windows)).toBeGreaterThanOrEqual(70);
 	});
 	it('eight processes started up to a second apart, 296 upserts at 120 per 60 s: none lost, at most 2.5 % answered 429, at worst a window late (4 of these 9 starts)', () => {
 		// The first to start is alone and sends all its work at once; the others, beside it, spread

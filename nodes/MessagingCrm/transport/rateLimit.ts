@@ -179,6 +179,9 @@ export class Pacer {
 		const resetAt = this.server.localReset(reading, now);
 		if (refused) {
 			if (!probe) this.countRefused(reading, resetAt, now);
+			if (this.server.window === undefined && resetAt !== undefined && resetAt > now) {
+				this.others.refusedFirst();
+			}
 			const nonsense = reading.resetAt !== undefined && resetAt === undefined;
 			return this.refusedAt(now, resetAt, refused, probeOut, reading.resetWhole === true, nonsense);
 		}

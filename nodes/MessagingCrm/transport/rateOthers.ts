@@ -63,6 +63,19 @@ export class Others {
 	 */
 	private counted: number[] = [];
 
+	/** Our first answer was a 429: others spent the window before we sent (see `refusedFirst`). */
+	private spentBefore = false;
+
+	/**
+	 * Our first request on the key was refused: the others took the window whole before we came.
+	 * Until a window of ours is seen, we take half of one at once, as one of two clients: else a
+	 * client alone on the key before us (it never sees a request of ours refused) takes the next
+	 * window whole again, and what it leaves us reads as many clients for windows.
+	 */
+	refusedFirst(): void {
+		if (!this.prior) this.spentBefore = true;
+	}
+
 	/** A new window began at `start` (this host's clock); the last one becomes the prior. */
 	begin(start: number, length: number): void {
 		const last = this.current;
@@ -139,7 +152,7 @@ export class Others {
 	 */
 	fairPart(limit: number): number {
 		const p = this.prior;
-		if (!p) return 0;
+		if (!p) return this.spentBefore ? Math.floor(limit / 2) : 0;
 		const together = this.together();
 		if (together !== undefined && together >= 1.5) {
 			const clients = this.pacerCount(together);
