@@ -308,7 +308,7 @@ describe('first contact refused (the key spent before the run): the announced re
 		// The first execution is alone on the key and takes its first window whole; it never sees
 		// the second worker's refused requests. Waiting for a window of its own before taking any
 		// part, the second took 2 of the next and then read the first's volume as many clients: one
-		// window was used at 73 of 120 (the benchmark's 89-91 % runs).
+		// window was used at 73 of 120.
 		const result = runModel(
 			{ limit: 120, windowMs: 6000, latencyMs: 0.75 },
 			[0, 0, 1, 1].map((worker, i) => ({ items: 150, process: worker, startMs: 300 * i })),

@@ -87,6 +87,7 @@ export class Others {
 			this.counted = [];
 		}
 		this.current = tally(start, length);
+		if (this.prior) this.spentBefore = false;
 		// A window with too few answers of ours back to back to count goes by the last that had.
 		if (this.prior && this.prior.pairs >= 2) this.lastTogether = concurrency(this.prior);
 		// The window that just ended counts once (a window without answers of ours, not at all).

@@ -219,17 +219,15 @@ export class ServerWindow {
 	}
 
 	/**
-	 * The window whose reset a 429 announced (`resetAt`): the one we know, moved on by as many
-	 * windows as lie between (its earliest reading is the nearest to the real reset: a 429's own,
-	 * in whole seconds, may be a second off); the reading alone when the window's length is not
-	 * known.
+	 * The window we know, moved on by whole windows to the reset nearest `at` (its readings stay the
+	 * nearest to where resets fall); one that resets at `at` when the window's length is not known.
 	 */
-	windowOf(resetAt: number): Window {
+	private windowOf(at: number): Window {
 		const window = this.window as Window;
 		const length = this.windowMs;
-		const windows = length ? Math.round((resetAt - window.lo) / length) : 0;
-		if (!length || Math.abs(resetAt - window.lo - windows * length) > this.jumpMs()) {
-			return { ...window, lo: resetAt, hi: resetAt };
+		const windows = length ? Math.round((at - window.lo) / length) : 0;
+		if (!length || Math.abs(at - window.lo - windows * length) > this.jumpMs()) {
+			return { ...window, lo: at, hi: at };
 		}
 		const shift = windows * length;
 		return { ...window, lo: window.lo + shift, hi: window.hi + shift };
