@@ -3,7 +3,7 @@
  * clients of one key: a model in simulated time (test/harness/rateModel.ts), no wall clock.
  * Each block is one promise of docs/retries-and-rate-limit.md (the rate limit).
  */
-import type { Limiter, ResetForm, ServerModel } from '../harness/rateModel';
+import type { ClientModel, Limiter, ResetForm, ServerModel } from '../harness/rateModel';
 import { perWindow, runModel } from '../harness/rateModel';
 
 const API = { limit: 120, windowMs: 60_000 };
@@ -222,47 +222,45 @@ describe('eight workers on one key (eight processes, eight pacers)', () => {
 });
 
 describe('a pacer that came late once is not left out (issue 34)', () => {
+	/** `n` processes with `items` each, started together. */
+	const even = (n: number, items: number) => Array.from({ length: n }, () => ({ items }));
+	/** `n` processes, each 7 items more than the last and started 37 ms after it. */
+	const uneven = (n: number, items: number) =>
+		Array.from({ length: n }, (_, i) => ({ items: items + 7 * i, startMs: 37 * i }));
 	it.each([
-		['rounded up, 120 per 60 s, 8 processes', { ...API, reset: 'ceil', latencyMs: 1 }, 8, 192],
+		[
+			'rounded up, 120 per 60 s, 8 processes',
+			{ ...API, reset: 'ceil', latencyMs: 1 },
+			even(8, 192),
+		],
 		[
 			'rounded up, 120 per 60 s, 8 processes, 20 ms late',
 			{ ...API, reset: 'ceil', latencyMs: 5, jitterMs: 20 },
-			8,
-			192,
+			even(8, 192),
 		],
 		[
 			'truncated epoch, 30 per 6 s, 8 processes, 10 ms late',
 			{ ...SHORT, reset: 'epoch-floor', latencyMs: 5, jitterMs: 10 },
-			8,
-			48,
+			even(8, 48),
 		],
 		[
-			'rounded up, 30 per 6 s, 5 processes, 40 ms late',
+			'rounded up, 30 per 6 s, 5 uneven processes, 40 ms late',
 			{ ...SHORT, reset: 'ceil', latencyMs: 2, jitterMs: 40 },
-			5,
-			130,
+			uneven(5, 130),
 		],
 		[
-			'truncated epoch, 30 per 6 s, 5 processes, 15 ms late',
+			'truncated epoch, 30 per 6 s, 5 uneven processes, 15 ms late',
 			{ ...SHORT, reset: 'epoch-floor', latencyMs: 2, jitterMs: 15 },
-			5,
-			130,
+			uneven(5, 130),
 		],
-	] as Array<[string, ServerModel, number, number]>)(
+	] as Array<[string, ServerModel, ClientModel[]]>)(
 		'resets in whole seconds, %s: none lost',
-		(_label, server, processes, items) => {
+		(_label, server, clients) => {
 			// Probing where it learned the reset falls, a pacer whose probe once came after the others
 			// had spent the window found them spending it again before its next: its item, refused
 			// at every reset, was given up after two windows. Now a probe that found the window spent
 			// moves the next one earlier, also before the reset can have come.
-			const result = runModel(
-				server,
-				Array.from({ length: processes }, (_, i) => ({
-					items: items + (processes === 8 ? 0 : 7 * i),
-					startMs: processes === 8 ? 0 : 37 * i,
-				})),
-			);
-			expect(lost(result)).toBe(0);
+			expect(lost(runModel(server, clients))).toBe(0);
 		},
 	);
 });
