@@ -140,9 +140,8 @@ export class Pacer {
 		if (others.pacers()) {
 			// Beside clients that send as we do: beyond our part, what is left once they have sent
 			// theirs and what clients that spread their requests spend until the reset is kept back.
-			const pacers = others.keepPacers(limit);
-			budget = Math.max(fair, left - pacers - others.keepSpread(answered, resetAt, limit));
-			asked = left - pacers - others.keepSpread(now, resetAt, limit);
+			budget = Math.max(fair, left - others.keepBeside(answered, resetAt, limit));
+			asked = left - others.keepBeside(now, resetAt, limit);
 		} else {
 			// Beside clients that spread their requests: what is left once what they are expected to
 			// spend is kept back.
@@ -339,7 +338,7 @@ export class Pacer {
 	private count(reading: RateLimitReading, now: number): void {
 		if (this.limit === undefined || reading.remaining === undefined) return;
 		const others = this.limit - reading.remaining - this.others.ours - 1 - this.inFlight;
-		this.others.answer(now, Math.max(0, others), reading.remaining);
+		this.others.answer(now, Math.max(0, others), reading.remaining, this.inFlight);
 	}
 
 	/**

@@ -104,8 +104,11 @@ export class Others {
 		this.current = undefined;
 	}
 
-	/** An answer of ours in this window: the others had spent `others`, `remaining` was left. */
-	answer(now: number, others: number, remaining: number): void {
+	/**
+	 * An answer of ours in this window: the others had spent `others`, `remaining` was left; up to
+	 * `unsure` more, when our requests still out (counted as spent) had not yet reached the server.
+	 */
+	answer(now: number, others: number, remaining: number, unsure = 0): void {
 		this.askedAt = undefined;
 		const t = this.current;
 		if (!t) return;
@@ -117,11 +120,14 @@ export class Others {
 				t.pairs++;
 				t.between += Math.max(0, others - t.others);
 				t.quiet = others > t.others ? 0 : t.quiet + 1;
-			} else if (others > t.others) {
-				// After a wait: someone sent meanwhile.
-				t.quiet = 0;
+				if (others > t.others) t.calm = false;
+			} else {
+				// After a wait: someone sent meanwhile, or (nothing of ours out then or now) nobody did.
+				if (others > t.others) t.quiet = 0;
+				t.calm = others <= t.others && t.unsure === 0 && unsure === 0;
 			}
 		}
+		t.unsure = unsure;
 		t.ours++;
 		t.before ??= others;
 		record(t, now, others, remaining);
@@ -188,10 +194,16 @@ export class Others {
 	 */
 	mayCheckStopped(now: number): boolean {
 		const t = this.current;
-		if (!t || !this.quietSoFar() || t.lastAt === undefined || this.askedAt !== undefined) {
-			return false;
-		}
-		return now - t.start >= slack(t) && t.lastAt - t.start < slack(t);
+		const together = this.together();
+		if (!t || t.lastAt === undefined || this.askedAt !== undefined) return false;
+		if (together === undefined || together < 1.5 || now - t.start < slack(t)) return false;
+		if (this.quietSoFar()) return t.lastAt - t.start < slack(t);
+		// Two pacers and nobody else (two queue-mode workers): each may be waiting for the other's
+		// part, one count too high. While neither sent and there is room for a request of each, now
+		// and then one request looks (see keepBeside). Not beside more: so many requests, each from
+		// an answer older than the others' last, are refused.
+		if (!this.prior || this.pacerCount(together) > 2 || this.spreading(together) > 0) return false;
+		return !t.calm && (t.lastRemaining ?? 0) >= 2 && now - t.lastAt >= t.length / 20;
 	}
 
 	/** Clients that send as we do share the key, and our last three back-to-back requests met none. */
@@ -204,7 +216,7 @@ export class Others {
 	 * What clients that spread their requests are expected to spend from `from` until `resetAt`, a
 	 * tenth more and the margin: what is kept back once the clients that send as we do have sent.
 	 */
-	keepSpread(from: number, resetAt: number, limit: number): number {
+	private keepSpread(from: number, resetAt: number, limit: number): number {
 		const p = this.prior;
 		const spreading = p ? this.spreading(this.together() ?? 1) : 0;
 		if (!p || spreading <= 0) return 0;
@@ -215,12 +227,29 @@ export class Others {
 	 * What the clients that send as we do have still to send of their parts in this window, as
 	 * far as our last answer showed (nothing once they were seen to stop).
 	 */
-	keepPacers(limit: number): number {
+	private keepPacers(limit: number): number {
 		const t = this.current;
 		const together = this.together();
 		if (!t || !this.prior || together === undefined || this.stopped()) return 0;
 		const clients = this.pacerCount(together);
 		return Math.max(0, ((clients - 1) / clients) * this.forPacers(limit) - t.others);
+	}
+
+	/**
+	 * What is kept back beside clients that send as we do: what they have still to send of their
+	 * parts (`keepPacers`) and what clients that spread their requests spend from `from` until
+	 * `resetAt` (`keepSpread`). Once nobody sent while we waited (`Tally.calm`), they may be
+	 * waiting for us as we wait for them (their count of clients, or ours, too high): at most what
+	 * was left at our last answer but our part of it, as one of that many clients; then, when our
+	 * requests back to back meet none of theirs, all of it (see `stopped`).
+	 */
+	keepBeside(from: number, resetAt: number, limit: number): number {
+		const spread = this.keepSpread(from, resetAt, limit);
+		const parts = this.keepPacers(limit);
+		const t = this.current;
+		if (!t?.calm || !this.prior) return parts + spread;
+		const clients = this.pacerCount(this.together() ?? 1);
+		return spread + Math.min(parts, ((clients - 1) / clients) * (t.lastRemaining ?? 0));
 	}
 
 	/** Clients that send back to back as we do share the key (other pacers). */

@@ -28,6 +28,10 @@ export interface Tally {
 	between: number;
 	/** The last back-to-back answers of ours in a row that met no other request. */
 	quiet: number;
+	/** Our last answer came after a wait over which the others sent nothing (see Others.answer). */
+	calm: boolean;
+	/** At our last answer, how many of our requests were out (the server may not have counted them). */
+	unsure: number;
 	/** The shortest time between two answers of ours (a round trip, as near as we know). */
 	gapMin: number;
 }
@@ -43,6 +47,8 @@ export function tally(start: number, length: number): Tally {
 		pairs: 0,
 		between: 0,
 		quiet: 0,
+		calm: false,
+		unsure: 0,
 		gapMin: Infinity,
 	};
 }
