@@ -487,6 +487,7 @@ describe('what the pacer does not do well, held where docs/retries-and-rate-limi
 		console.log(`queue mode at 60 s: ${late} of ${runs} starts a window late`);
 		expect(late).toBeLessThanOrEqual(53);
 	});
+
 	it('two workers beside a co-tenant spending 40 per window leave it at least 85 % of its requests (all 40 once they learned its part)', () => {
 		const result = runModel(API, [{ items: 300 }, { items: 300 }], {
 			cotenantPerWindow: 40,

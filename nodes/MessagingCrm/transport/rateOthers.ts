@@ -31,7 +31,9 @@ const MAX_CLIENTS = 16;
  *   the second most counted in the last windows, back to back or by volume (their spending in
  *   parts like ours); each sends its fair part of the window at once (`fairPart`), so what they
  *   have still to send is their parts less what they spent (`keepPacers`). They have stopped when
- *   our requests meet none of theirs past the lateness allowed to a late one (`stopped`).
+ *   our requests meet none of theirs past the lateness allowed to a late one (`stopped`). Two
+ *   pacers alone on the key may each wait for the other's part: now and then one request tells
+ *   whether anyone still sends (`mayCheckStopped`, `keepBeside`).
  * - **Clients that spread their requests** (the company's backend, a co-tenant): what they spent
  *   beyond parts like ours, after the window's start. What they will still spend before the reset
  *   is read from the last window's profile (what they spent from this point on, read a little
