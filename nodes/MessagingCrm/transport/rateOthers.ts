@@ -116,17 +116,18 @@ export class Others {
 		if (!t) return;
 		if (t.lastAt !== undefined) {
 			const gap = now - t.lastAt;
+			const rose = others > t.others;
 			t.gapMin = Math.min(t.gapMin, gap);
 			// Back to back: no longer apart than a round trip and a little (not after a wait).
 			if (gap < Math.max(2 * t.gapMin, t.gapMin + 10)) {
 				t.pairs++;
 				t.between += Math.max(0, others - t.others);
-				t.quiet = others > t.others ? 0 : t.quiet + 1;
-				if (others > t.others) t.calm = false;
+				t.quiet = rose ? 0 : t.quiet + 1;
+				if (rose) t.calm = false;
 			} else {
 				// After a wait: someone sent meanwhile, or (nothing of ours out then or now) nobody did.
-				if (others > t.others) t.quiet = 0;
-				t.calm = others <= t.others && t.unsure === 0 && unsure === 0;
+				if (rose) t.quiet = 0;
+				t.calm = !rose && t.unsure === 0 && unsure === 0;
 			}
 		}
 		t.unsure = unsure;
