@@ -185,7 +185,7 @@ describe(`a no-code builder's first workflow in the editor of n8n ${N8N_VERSION}
 		await shot('upsert-panel');
 		// The hint shows before the table of items: wait for both.
 		await executeStep(
-			/Repeat Protection is on: a new event is written; only a re-run of the same event[\s\S]*\bcreated\b/,
+			/The API accepted 1 item\. Repeat Protection is on: if this same event runs again[\s\S]*\bcreated\b/,
 		);
 		await executeStep(
 			/1 of 1 item was a repeat: .*nothing was changed for it this time[\s\S]*\brepeated\b/,
@@ -225,7 +225,7 @@ describe(`a no-code builder's first workflow in the editor of n8n ${N8N_VERSION}
 			async () => (await valueOf('agentId')) === '(The Agent With This Messenger)',
 			15_000,
 		);
-		await executeStep(/Repeat Protection is on[\s\S]*\bsent\b/);
+		await executeStep(/The API accepted 1 item\. Repeat Protection is on:[\s\S]*\bsent\b/);
 		await executeStep(
 			/1 of 1 item was a repeat: .*nothing was sent for it this time[\s\S]*Nothing was sent this time/,
 		);

@@ -5,6 +5,8 @@
  */
 import path from 'path';
 
+import { Logger } from '@n8n/backend-common';
+import { Container } from '@n8n/di';
 import {
 	ExecuteContext,
 	ExecutionLifecycleHooks,
@@ -282,6 +284,15 @@ LoggerProxy.init({
 	info: capture('info'),
 	debug: capture('debug'),
 } as unknown as Parameters<typeof LoggerProxy.init>[0]);
+// A node's own `this.logger` is n8n's Logger from its container: its lines are kept the same way.
+const nodeLogger = Container.get(Logger);
+for (const level of ['error', 'warn', 'info', 'debug'] as const) {
+	const original = nodeLogger[level].bind(nodeLogger);
+	nodeLogger[level] = (message: string, meta?: object) => {
+		capture(level)(message, meta);
+		original(message, meta);
+	};
+}
 
 export interface NodeRun {
 	/** Items of the node's first output. */
@@ -293,6 +304,8 @@ export interface NodeRun {
 	/** What the output pane says of the run (n8n's execution hints). */
 	hints: NodeExecutionHint[];
 	run: IRun;
+	/** The lines n8n's logger wrote during the run (the node's own among them). */
+	logs?: string[];
 }
 
 let executionCounter = 0;
@@ -393,12 +406,13 @@ export async function runNode(options: {
 		};
 	}
 	const task = run.data.resultData.runData[node.name]?.[0];
+	const logs = logLines.splice(0);
 	assertNoSecret(
 		options.credentials.apiKey,
 		run,
 		task?.error ?? {},
 		run.data.resultData.error ?? {},
-		logLines.splice(0).join('\n'),
+		logs.join('\n'),
 	);
 	return {
 		items: task?.data?.main?.[0] ?? [],
@@ -406,6 +420,7 @@ export async function runNode(options: {
 		hints: task?.hints ?? [],
 		error: task?.error ?? run.data.resultData.error,
 		run,
+		logs,
 	};
 }
 

@@ -99,7 +99,7 @@ describe('a repeat is unmistakable', () => {
 			expect.objectContaining({
 				type: 'info',
 				message: expect.stringMatching(
-					/^Repeat Protection is on: a new event is written; only a re-run of the same event within 24 hours is answered with the first result, and then nothing is changed again \(not every server says so/,
+					/^The API accepted 1 item\. Repeat Protection is on: if this same event runs again within 24 hours, the API gives back this answer and nothing is written twice \(not every server marks/,
 				),
 			}),
 		]);

@@ -93,12 +93,20 @@ describe('Message → Send', () => {
 				{ reason, count: 10 },
 				{ headers: { 'X-Sandbox-Token': env.sandbox.controlToken } },
 			);
-			const { items, errorItems } = await env.run(send(id), {
+			const { items, errorItems, logs } = await env.run(send(id), {
 				errorOutput: true,
 				items: [{ json: {} }],
 			});
 			expect(items).toEqual([]);
 			expect(errorItems).toHaveLength(1);
+			// One line in n8n's log names the node, the item, the code and the API's message.
+			expect(logs?.filter((line) => line.includes(' failed'))).toEqual([
+				expect.stringMatching(
+					new RegExp(
+						`^warn Messaging CRM "Messaging CRM", item 0 failed: ${reason} \\(HTTP ${status}\\): \\S`,
+					),
+				),
+			]);
 			expect(errorItems[0].json).toMatchObject({
 				error: expect.stringMatching(new RegExp(`^${reason}: `)),
 				details: {

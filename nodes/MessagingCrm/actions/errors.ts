@@ -22,6 +22,25 @@ export function errorItem(error: NodeApiError | NodeOperationError): IDataObject
 	return { error: error.message, details };
 }
 
+/**
+ * One line in n8n's log for a failed item, whatever happens to it next (error item, the tool's
+ * answer, or the node's stop): the node, the item, the API's code and HTTP status, the message. n8n
+ * itself logs only the error's class and stack, which cannot tell a refusal from a key problem.
+ */
+export function logFailure(ctx: IExecuteFunctions, error: NodeApiError | NodeOperationError): void {
+	const failure = apiFailureOf(error);
+	const item = error.context.itemIndex;
+	const where = `Messaging CRM "${ctx.getNode().name}"${typeof item === 'number' ? `, item ${item}` : ''}`;
+	// The same in fields, for n8n's JSON log output.
+	const meta = { node: ctx.getNode().name, itemIndex: item, code: failure?.code };
+	if (!failure) {
+		ctx.logger?.warn(`${where} failed before any request: ${error.message}`, meta);
+		return;
+	}
+	const status = failure.status === undefined ? '' : ` (HTTP ${failure.status})`;
+	ctx.logger?.warn(`${where} failed: ${failure.code}${status}: ${failure.message}`, meta);
+}
+
 /** Unexpected errors still leave as n8n errors naming the item; nothing crashes untyped. */
 export function asNodeError(
 	ctx: IExecuteFunctions,

@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { asNodeError, errorItem } from './errors';
+import { asNodeError, errorItem, logFailure } from './errors';
 import type { Grouping, Operation } from './node.type';
 import { operationOf } from './resources';
 import { rateShareOf } from '../helpers/rateShare';
@@ -66,6 +66,7 @@ async function attempt(
 		return (await work()).map((json) => ({ json, pairedItem }));
 	} catch (caught) {
 		const error = asNodeError(ctx, caught, firstItem);
+		logFailure(ctx, error);
 		if (servesMcpClient(ctx)) throw failureForMcp(ctx, error);
 		if (answersFailure(ctx)) return [{ json: failureAnswer(error), pairedItem }];
 		if (!ctx.continueOnFail()) throw error;

@@ -169,6 +169,8 @@ interface RepeatWords {
 	again: string;
 	/** "sent", "written" */
 	done: string;
+	/** What a re-run does not make: "no second message goes out", "nothing is written twice" */
+	noSecond: string;
 }
 
 export const SEND_WORDS: RepeatWords = {
@@ -176,12 +178,14 @@ export const SEND_WORDS: RepeatWords = {
 	nothing: 'sent',
 	again: 'send it again',
 	done: 'sent',
+	noSecond: 'no second message goes out',
 };
 export const UPSERT_WORDS: RepeatWords = {
 	did: 'wrote this customer',
 	nothing: 'changed',
 	again: 'write it again',
 	done: 'written',
+	noSecond: 'nothing is written twice',
 };
 
 const TO_DO_AGAIN =
@@ -250,11 +254,14 @@ function replayHints(
 			},
 		];
 	}
+	// Said first as what happened, since an unmarked answer is most often a first send; then what
+	// a re-run would give, which an unmarked server makes look the same.
+	const count = `${answered.length} item${answered.length === 1 ? '' : 's'}`;
 	return [
 		{
 			type: 'info',
 			location: 'outputPane',
-			message: `Repeat Protection is on: a new event is ${words.done}; only a re-run of the same event within 24 hours is answered with the first result, and then nothing is ${words.nothing} again (not every server says so in its answer). To ${words.again} on purpose, ${TO_DO_AGAIN}.`,
+			message: `The API accepted ${count}. Repeat Protection is on: if this same event runs again within 24 hours, the API gives back this answer and ${words.noSecond} (not every server marks that answer as a repeat). To ${words.again} on purpose, ${TO_DO_AGAIN}.`,
 		},
 	];
 }
