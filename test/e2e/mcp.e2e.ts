@@ -103,8 +103,8 @@ describe.each([
 		});
 		/** A phone of this n8n's own customers (the sandbox is shared), e.g. +15550190001. */
 		const phone = (n: number) => `+1555019${series}00${n}`;
-		/** n8n 2.x names the thrown error's class; 1.x says "Error". */
-		const failed = version.startsWith('1.') ? 'Error' : 'NodeOperationError';
+		/** n8n 2.x writes the thrown error's name (the node's: who refused); 1.x says "Error". */
+		const failed = version.startsWith('1.') ? 'Error' : 'ApiError';
 
 		it('refuses a client without the bearer token', async () => {
 			const refused = await connectMcp(endpoint, 'not-the-token').catch((error: unknown) => error);
@@ -213,6 +213,8 @@ describe.each([
 				),
 			);
 			expect(textOf(refused)).toContain('"code":"recipient_unreachable","httpCode":409');
+			// Words for a client: what to call, not what a workflow builder would run.
+			expect(textOf(refused)).not.toMatch(/NodeOperationError|workflow|this item/);
 			expect(messagesTo(id).map((m) => m.status)).toEqual(['failed']);
 			const moved = await client.callTool({
 				name: 'Move_deal_to_stage',
@@ -227,7 +229,12 @@ describe.each([
 				arguments: { customer_id: phone(2) },
 			});
 			expect(bad.isError).toBe(true);
-			expect(textOf(bad)).toMatch(/"Customer" must be a customer ID \(a UUID\).*By Phone/s);
+			expect(textOf(bad)).toMatch(
+				new RegExp(
+					`^${version.startsWith('1.') ? 'Error' : 'InvalidInputError'}: .*"Customer" must be a customer ID \\(a UUID\\).*By Phone`,
+					's',
+				),
+			);
 			expect(sandbox.requests().length).toBe(before);
 		});
 

@@ -288,7 +288,7 @@ LoggerProxy.init({
 const nodeLogger = Container.get(Logger);
 for (const level of ['error', 'warn', 'info', 'debug'] as const) {
 	const original = nodeLogger[level].bind(nodeLogger);
-	nodeLogger[level] = (message: string, meta?: object) => {
+	nodeLogger[level] = (message: string, meta?: Record<string, unknown>) => {
 		capture(level)(message, meta);
 		original(message, meta);
 	};

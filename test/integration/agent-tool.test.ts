@@ -10,6 +10,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { byId, byMode, useSandbox } from '../harness/fixtures';
 import { NODE_TYPE, runAsToolFor } from '../harness/n8n';
+import { inClientWords } from '../../nodes/MessagingCrm/actions/tool';
 
 const env = useSandbox();
 const AS_TOOL = { node: { type: `${NODE_TYPE}Tool`, name: 'Send_text' } };
@@ -46,7 +47,8 @@ describe('As a tool of the AI Agent', () => {
 		expect(tool.items.map((i) => [i.json, i.pairedItem])).toEqual([
 			[
 				{
-					error: `${node.error?.message}. ${node.error?.description}`,
+					// The hint in a tool caller's words (tool-words.test.ts).
+					error: `${node.error?.message}. ${inClientWords(String(node.error?.description))}`,
 					details: expect.objectContaining({
 						code: 'recipient_unreachable',
 						httpCode: 409,
@@ -166,6 +168,9 @@ describe("For an MCP client: the tool run n8n's MCP Server Trigger asks for", ()
 		const mcp = await asTool('mcp', send(id));
 		expect(mcp.items).toEqual([]);
 		expect(mcp.error?.constructor.name).toBe('NodeOperationError');
+		// n8n 2.x writes "<name>: <message>" for the client: the API refused, in no class name of n8n's.
+		expect(mcp.error?.name).toBe('ApiError');
+		expect(String(mcp.error?.message)).not.toMatch(/workflow|this item/);
 		// Each try leaves its own failed message in the CRM dialog: only its ID differs.
 		const sameMessage = (text: string) => text.replace(/"message_id":"[^"]+"/, '"message_id":"…"');
 		expect(sameMessage(String(mcp.error?.message))).toBe(

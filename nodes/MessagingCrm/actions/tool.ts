@@ -7,6 +7,7 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { runsAsTool } from '../helpers/tool';
+import { apiFailureOf } from '../transport/errors';
 import { errorItem } from './errors';
 import type { Operation } from './node.type';
 
@@ -49,12 +50,53 @@ export function answersFailure(ctx: IExecuteFunctions): boolean {
 }
 
 /**
+ * A hint written for a workflow builder ("run the workflow again", "map it from a step"), in the
+ * words of whoever calls a tool: an AI agent's model or an MCP client. Each pair is a phrase of
+ * the hints in transport/errors.ts; `tool-words.test.ts` reads every hint through this.
+ */
+const CLIENT_WORDS: Array<[RegExp, string]> = [
+	[/\brun the (?:workflow|item) again\b/g, 'call this tool again'],
+	[/\bRun the (?:workflow|item) again\b/g, 'Call this tool again'],
+	[/\b([Rr])unning the workflow again\b/g, '$1e-sending the same call'],
+	[/\bthis item is tried anew\b/g, 'the same call is tried anew'],
+	[/\btries this item once more\b/g, 'tries it once more'],
+	[/\bthe node's one retry\b/g, 'one retry'],
+	[/\bthe node already retried\b/g, 'the call was already retried'],
+	[
+		/Lower the number of items per run, lower Options → Share of the Rate Limit in other workflows on this key, or spread the runs out\./,
+		'Wait a minute, then call this tool again.',
+	],
+	[
+		/Map a key that is unique per request[^.]*, or clear the option to let Repeat Protection make one\./,
+		"The key comes from this tool's settings in n8n: whoever set up this tool must give each call its own key.",
+	],
+	[
+		/Look the customer up instead: set Customer to By Phone, By Email or By Messenger\. Or map the ID from a Create or Update or Find step\./,
+		'Look the customer up with their phone, email or messenger first, and call again with the ID found.',
+	],
+	[
+		/\b([Pp])ick (?:one|the value|the pool|the deal) from (?:the|its)(?: \w+)? list(?: in the node)?/g,
+		'Look the ID up first',
+	],
+	[/,? or map (?:the ID|it) from [^.;]+/g, ''],
+	[/\bthe credential's Base URL\b/g, 'the API address in the n8n credential'],
+];
+
+/** The hint in a tool caller's words (see CLIENT_WORDS). */
+export function inClientWords(text: string): string {
+	let words = text;
+	for (const [phrase, replacement] of CLIENT_WORDS) words = words.replace(phrase, replacement);
+	return words;
+}
+
+/**
  * The failure as the agent reads it: the error item, with the hint (what the code means, what
- * to do next) in `error` itself, since that is the line a model is sure to read.
+ * to do next, in a tool caller's words) in `error` itself, since that is the line a model is sure
+ * to read.
  */
 export function failureAnswer(error: NodeApiError | NodeOperationError): IDataObject {
 	const item = errorItem(error);
-	const { description } = error;
+	const description = error.description ? inClientWords(error.description) : undefined;
 	if (description && !error.message.includes(description)) {
 		item.error = `${error.message.replace(/[\s.]+$/, '')}. ${description}`;
 		delete (item.details as IDataObject).description;
@@ -72,11 +114,16 @@ export function failureForMcp(
 	error: NodeApiError | NodeOperationError,
 ): NodeOperationError {
 	const answer = failureAnswer(error);
-	return new NodeOperationError(
+	const failure = new NodeOperationError(
 		ctx.getNode(),
 		`${String(answer.error)}\n\nDetails: ${JSON.stringify(answer.details)}`,
 		{ itemIndex: error.context.itemIndex as number | undefined },
 	);
+	// n8n 2.x writes "<name>: <message>" for the client, and marks the result isError by the shape
+	// "…Error: " at its start: a name that says who refused (the API, or the input before any
+	// request) in place of n8n's class name. n8n keeps a NodeOperationError it is handed as it is.
+	failure.name = apiFailureOf(error) ? 'ApiError' : 'InvalidInputError';
+	return failure;
 }
 
 /**
