@@ -44,7 +44,7 @@ import { DEMO_API_KEY } from '../sandbox/cli';
 import { seedDemoPeople } from '../sandbox/demo';
 import type { Sandbox } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
-import { endDescendants, isErrorLine } from './processes';
+import { endDescendants, terminalLines } from './processes';
 
 const N8N_PORT = Number(process.env.N8N_PORT ?? 5678);
 const SANDBOX_PORT = Number(process.env.SANDBOX_PORT ?? 4010);
@@ -67,11 +67,14 @@ const MAX_RESTARTS_PER_MINUTE = 5;
 const say = (line: string) => console.log(line);
 const logFile = (who: string) => path.join(LOGS, `${who}.log`);
 
-/** A process's output into its log; n8n's error lines (PostgreSQL's fatal ones) also here. */
+/**
+ * A process's output into its log; n8n's error lines (PostgreSQL's fatal ones) and each item the
+ * node refused also here (terminalLines).
+ */
 function output(who: string, chunk: string): void {
 	appendFileSync(logFile(who), chunk, { mode: 0o600 });
 	for (const line of chunk.split('\n'))
-		if (isErrorLine(who, line)) console.error(`[${who}] ${line.trim()}`);
+		for (const shown of terminalLines(who, line)) console.error(shown);
 }
 
 /** Writes a file readable by this user only, whole or not at all. */

@@ -137,7 +137,36 @@ export async function endDescendants(graceMs = 10_000): Promise<void> {
 /**
  * Whether a line of a process's log reports an error: n8n's "Error:" and "QueryFailedError: …"
  * lines and its error level, PostgreSQL's FATAL and PANIC (its ERROR lines are a client's SQL).
+ * A stack frame ("    at …") is not a line of its own: the line above it said what failed.
  */
 export function isErrorLine(who: string, line: string): boolean {
-	return who.startsWith('postgres') ? /\b(FATAL|PANIC)\b/.test(line) : /error\b/i.test(line);
+	if (who.startsWith('postgres')) return /\b(FATAL|PANIC)\b/.test(line);
+	if (/^\s*at /.test(line)) return false;
+	return /error\b/i.test(line);
+}
+
+/** The one line this package's node logs for each item that failed (actions/errors.ts). */
+const NODE_FAILURE = /^Messaging CRM ".*"(?:, item \d+)? failed(?: before any request)?: /;
+
+/** What n8n says in words a newcomer may not know, and what it means here. */
+const EXPLAINED: Array<[RegExp, string]> = [
+	[
+		/job stalled more than maxStalledCount/,
+		'(n8n: the worker that ran this execution died; main marks it failed and runs it no more. Run the same event again: only what had not gone through is sent. See docs/queue-mode.md.)',
+	],
+];
+
+/**
+ * What `npm run dev` shows in the terminal of a process's log line (the log keeps every line):
+ * error lines, each item the node refused with its code (an operator tells no_peer from a key
+ * problem without opening the log), and a word after what n8n says in its own terms; nothing for
+ * the rest.
+ */
+export function terminalLines(who: string, line: string): string[] {
+	const text = line.trim();
+	if (!text) return [];
+	if (NODE_FAILURE.test(text)) return [`[${who}] ${text}`];
+	if (!isErrorLine(who, line)) return [];
+	const explained = EXPLAINED.find(([said]) => said.test(text));
+	return explained ? [`[${who}] ${text}`, `[${who}] ${explained[1]}`] : [`[${who}] ${text}`];
 }

@@ -203,7 +203,7 @@ async function startAgentN8n(
 		port,
 		version,
 	};
-	prepareUserFolder(options.userFolder);
+	prepareUserFolder(options.userFolder, true, options.version);
 	await importCredential(options, { baseUrl: sandbox.url, apiKey: key });
 	await importCredentials(options, [
 		{

@@ -25,7 +25,7 @@ describe.each([N8N_VERSION, N8N_V1_VERSION])(
 		beforeAll(async () => {
 			await ensureN8n(version);
 			sandbox = await startSandbox();
-			prepareUserFolder(options.userFolder);
+			prepareUserFolder(options.userFolder, true, options.version);
 			apiKey = sandbox.mintKey();
 			await importCredential(options, { baseUrl: sandbox.url, apiKey });
 			await importCredential(

@@ -289,7 +289,7 @@ describe(`npm run dev:queue (n8n ${N8N_VERSION}, PostgreSQL, Redis, 2 workers), 
 		expect((await sandboxState(dev)).customers).toHaveLength(customers);
 		// That one alone ("..." ends the list).
 		expect(dev.output()).toContain(
-			'Importing the example workflows added since this home was made: "Messaging CRM: create a template, and send it once it is approved"...',
+			'Importing the example workflows added since this home was made: "Example 5: Template approved, send it"...',
 		);
 		expect(await workflowExists(session, TEMPLATE_FLOW)).toBe(true);
 		expect(recordedExamples(readFileSync(path.join(HOME, 'dev-ready'), 'utf8'))).toEqual(

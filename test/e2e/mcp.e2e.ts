@@ -75,7 +75,7 @@ afterAll(async () => await sandbox?.stop());
 async function startMcpN8n(version: string, port: number): Promise<() => Promise<void>> {
 	await ensureN8n(version);
 	const options = { userFolder: privateFolder(`n8n-e2e-mcp-${version}-`), port, version };
-	prepareUserFolder(options.userFolder);
+	prepareUserFolder(options.userFolder, true, options.version);
 	await importCredential(options, { baseUrl: sandbox.url, apiKey: key });
 	await importMcpToken(options, TOKEN);
 	await importWorkflows(options, [example()]);

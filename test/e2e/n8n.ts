@@ -7,13 +7,14 @@ import { spawn, spawnSync } from 'child_process';
 import type { ChildProcess, SpawnOptions } from 'child_process';
 import {
 	closeSync,
-	cpSync,
 	existsSync,
 	mkdirSync,
 	mkdtempSync,
 	openSync,
 	readFileSync,
+	renameSync,
 	rmSync,
+	symlinkSync,
 	writeFileSync,
 } from 'fs';
 import { tmpdir } from 'os';
@@ -150,33 +151,109 @@ export async function ensureN8n(
 	log(`n8n ${version} is installed.`);
 }
 
+/** This package's name, as n8n's installer names its folder. */
+const PACKAGE_NAME = 'n8n-nodes-messaging-crm';
+
+let packed: string | undefined;
+const packFolders: string[] = [];
+function removePacked(): void {
+	packed = undefined;
+	for (const folder of packFolders.splice(0)) rmSync(folder, { recursive: true, force: true });
+}
+// As setup.ts's private folders: after a test file's last test, or at the exit of `npm run dev`.
+if (typeof afterAll === 'function') afterAll(removePacked);
+else process.once('exit', removePacked);
+
 /**
- * An n8n user folder with this package installed as a community package from dist/ (package.json
- * and dist/ copied, as npm would install the published tarball). `fresh` also wipes n8n's data.
+ * The package as `npm pack` makes it for the registry (only what its `files` list ships), once
+ * per process, in a private folder removed at exit. Built first: `npm run build`.
  */
-export function prepareUserFolder(folder: string, fresh = true): void {
-	if (fresh) rmSync(folder, { recursive: true, force: true });
+export function packedPackage(): string {
+	if (packed && existsSync(packed)) return packed;
+	const dir = mkdtempSync(path.join(tmpdir(), 'mcrm-pack-'));
+	packFolders.push(dir);
+	const pack = spawnSync('npm', ['pack', '--json', '--pack-destination', dir], {
+		cwd: ROOT,
+		encoding: 'utf8',
+	});
+	if (pack.status !== 0) throw new Error(`npm pack failed:\n${pack.stderr}`);
+	const [{ filename }] = JSON.parse(pack.stdout) as Array<{ filename: string }>;
+	packed = path.join(dir, filename);
+	return packed;
+}
+
+/**
+ * Installs a packed package into an n8n user folder the way n8n's own installer does (Settings →
+ * Community Nodes, install and update: n8n 2.x's CommunityPackagesService): the installed folder
+ * set aside, the tarball extracted into `.n8n/nodes/node_modules/<name>`, its dev, peer and
+ * optional dependencies dropped from its package.json, `npm install` run there without scripts,
+ * the version written to `.n8n/nodes/package.json`, the old folder removed. A file the `files` list
+ * leaves out is missing here as it would be for a user.
+ */
+export function installPackage(folder: string, tarball = packedPackage()): string {
 	const nodes = path.join(folder, '.n8n', 'nodes');
-	const target = path.join(nodes, 'node_modules', 'n8n-nodes-messaging-crm');
-	rmSync(target, { recursive: true, force: true });
+	const target = path.join(nodes, 'node_modules', PACKAGE_NAME);
+	const backup = `${target}.backup-${Date.now()}`;
+	if (existsSync(target)) renameSync(target, backup);
 	mkdirSync(target, { recursive: true });
-	const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
-		version: string;
+	const run = (command: string, args: string[], cwd: string) => {
+		const done = spawnSync(command, args, { cwd, encoding: 'utf8' });
+		if (done.status !== 0)
+			throw new Error(`${command} ${args.join(' ')} failed:\n${done.stdout}\n${done.stderr}`);
 	};
-	cpSync(path.join(ROOT, 'package.json'), path.join(target, 'package.json'));
-	cpSync(path.join(ROOT, 'dist'), path.join(target, 'dist'), { recursive: true });
-	writeFileSync(
-		path.join(nodes, 'package.json'),
-		JSON.stringify(
-			{
-				name: 'installed-nodes',
-				private: true,
-				dependencies: { 'n8n-nodes-messaging-crm': pkg.version },
-			},
-			null,
-			2,
-		),
+	run('tar', ['-xzf', tarball, '-C', target, '--strip-components=1'], nodes);
+	const manifest = path.join(target, 'package.json');
+	const {
+		devDependencies: _dev,
+		peerDependencies: _peer,
+		optionalDependencies: _optional,
+		...pkg
+	} = JSON.parse(readFileSync(manifest, 'utf8')) as Record<string, unknown> & { version: string };
+	writeFileSync(manifest, JSON.stringify(pkg, null, 2));
+	run(
+		'npm',
+		[
+			'install',
+			'--audit=false',
+			'--fund=false',
+			'--bin-links=false',
+			'--install-strategy=shallow',
+			'--ignore-scripts=true',
+			'--package-lock=false',
+			'--offline',
+		],
+		target,
 	);
+	const ledger = path.join(nodes, 'package.json');
+	const installed = (
+		existsSync(ledger)
+			? JSON.parse(readFileSync(ledger, 'utf8'))
+			: { name: 'installed-nodes', private: true }
+	) as { dependencies?: Record<string, string> };
+	installed.dependencies = { ...installed.dependencies, [PACKAGE_NAME]: pkg.version };
+	writeFileSync(ledger, JSON.stringify(installed, null, 2));
+	rmSync(backup, { recursive: true, force: true });
+	return pkg.version;
+}
+
+/**
+ * An n8n user folder with this package installed from its packed tarball, as n8n's installer
+ * would (installPackage). `fresh` also wipes n8n's data.
+ *
+ * The folder may lie inside this project (.cache/dev-home), where Node would find the project's
+ * own n8n-workflow (a dev dependency) above the package before n8n's: a second copy whose errors
+ * n8n does not recognise as its own (it logs their class and stack only, and wraps a tool's
+ * failure). `<folder>/node_modules/n8n-workflow` points at the copy of the n8n that runs, as an
+ * installation outside a project finds it.
+ */
+export function prepareUserFolder(folder: string, fresh = true, version = N8N_VERSION): void {
+	if (fresh) rmSync(folder, { recursive: true, force: true });
+	mkdirSync(path.join(folder, '.n8n', 'nodes', 'node_modules'), { recursive: true });
+	installPackage(folder);
+	const shared = path.join(folder, 'node_modules', 'n8n-workflow');
+	rmSync(shared, { recursive: true, force: true });
+	mkdirSync(path.dirname(shared), { recursive: true });
+	symlinkSync(path.join(cacheDir(version), 'node_modules', 'n8n-workflow'), shared);
 }
 
 export interface N8nOptions {
@@ -208,6 +285,10 @@ export function n8nEnv(options: N8nOptions): NodeJS.ProcessEnv {
 		N8N_HIRING_BANNER_ENABLED: 'false',
 		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
 		N8N_UNVERIFIED_PACKAGES_ENABLED: 'true',
+		// The node picker asks api.n8n.io for verified community packages to offer, each time it
+		// opens; offline, each try printed "getaddrinfo ENOTFOUND api.n8n.io" and a stack. Installed
+		// packages (this one) load and show all the same.
+		N8N_VERIFIED_PACKAGES_ENABLED: 'false',
 		// Community nodes as AI Agent tools: n8n 1.78 to 1.84 needed this; from 1.85 it is always on.
 		N8N_COMMUNITY_PACKAGES_ALLOW_TOOL_USAGE: 'true',
 		N8N_RUNNERS_ENABLED: 'false',

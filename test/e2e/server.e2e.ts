@@ -3,7 +3,8 @@
  * for a change made in the sandbox, and the editor, in headless Chromium, shows the node with its
  * dropdowns filled from the sandbox and the AI agent example with its tools. Screenshots go to test/e2e/screenshots/ for the README and docs/.
  */
-import { mkdirSync } from 'fs';
+import { spawnSync } from 'child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'fs';
 import path from 'path';
 
 import type { Browser, Page } from 'playwright-core';
@@ -13,7 +14,15 @@ import { startSandbox } from '../sandbox/server';
 import { demoPersonId, seedDemoPeople } from '../sandbox/demo';
 import { DEMO } from '../sandbox/store';
 import { openEditor, optionsOf } from './browser';
-import { ensureN8n, N8N_VERSION, prepareUserFolder, ROOT, startN8n } from './n8n';
+import {
+	ensureN8n,
+	installPackage,
+	N8N_VERSION,
+	packedPackage,
+	prepareUserFolder,
+	ROOT,
+	startN8n,
+} from './n8n';
 import { executeInEditor, executions, until } from './rest';
 import type { WorkflowJson } from './setup';
 import {
@@ -345,4 +354,80 @@ describe(`a running n8n ${N8N_VERSION}`, () => {
 			await page.screenshot({ path: path.join(SCREENSHOTS, 'trigger-panel.png') });
 		});
 	});
+});
+
+/**
+ * The next version of the package, as a registry would hand it to n8n's installer: this build
+ * with another version in its package.json, and a word added to the node's search aliases (its
+ * codex file), so that the editor can show which files n8n loaded.
+ */
+function nextVersion(version: string, marker: string): string {
+	const folder = privateFolder('mcrm-next-');
+	spawnSync('tar', ['-xzf', packedPackage(), '-C', folder]);
+	const edit = (file: string, change: (json: Record<string, unknown>) => void) => {
+		const full = path.join(folder, 'package', file);
+		const json = JSON.parse(readFileSync(full, 'utf8')) as Record<string, unknown>;
+		change(json);
+		writeFileSync(full, JSON.stringify(json));
+	};
+	edit('package.json', (pkg) => (pkg.version = version));
+	edit('dist/nodes/MessagingCrm/MessagingCrm.node.json', (codex) =>
+		(codex.alias as string[]).push(marker),
+	);
+	const tarball = path.join(folder, `n8n-nodes-messaging-crm-${version}.tgz`);
+	const packed = spawnSync('tar', ['-czf', tarball, '-C', folder, 'package']);
+	expect(packed.status).toBe(0);
+	return tarball;
+}
+
+describe('an update of the package, as n8n installs one', () => {
+	it('from this version to the next: n8n loads the new files, and the saved workflows run as before', async () => {
+		const session = { url: n8n.url, cookie };
+		const aliases = async () => {
+			const response = await fetch(`${n8n.url}/types/nodes.json`, { headers: { cookie } });
+			const types = (await response.json()) as Array<{
+				name: string;
+				codex?: { alias?: string[] };
+			}>;
+			return types.find((t) => t.name === 'n8n-nodes-messaging-crm.messagingCrm')?.codex?.alias;
+		};
+		const marker = 'Updated to 0.1.1';
+		expect(await aliases()).not.toContain(marker);
+		const before = await executeInEditor(
+			session,
+			'mcrmWelcomeFlow01',
+			'Try it with a sample submission',
+		);
+		expect(before.status).toBe('success');
+		// As Settings → Community Nodes → Update: stop, install over the old folder, start.
+		await n8n.stop();
+		expect(installPackage(options.userFolder, nextVersion('0.1.1', marker))).toBe('0.1.1');
+		const installed = path.join(options.userFolder, '.n8n', 'nodes');
+		expect(readdirSync(path.join(installed, 'node_modules'))).toEqual(['n8n-nodes-messaging-crm']);
+		expect(JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8'))).toMatchObject({
+			dependencies: { 'n8n-nodes-messaging-crm': '0.1.1' },
+		});
+		n8n = await startN8n({ ...options, output: privateLog('n8n-server-updated.log') });
+		cookie = await setupOwner(n8n.url);
+		const updated = { url: n8n.url, cookie };
+		expect(await aliases()).toContain(marker);
+		// A saved workflow run from the editor, and the published trigger's, on the new version.
+		const after = await executeInEditor(
+			updated,
+			'mcrmWelcomeFlow01',
+			'Try it with a sample submission',
+		);
+		expect(after.status).toBe('success');
+		const uploaded = uploads().length;
+		// The pool runs low again (the restock of the first test filled it): issue all but two.
+		const { remaining } = sandbox.issueCodes(DEMO.vipPool, 0)!.pool;
+		sandbox.issueCodes(DEMO.vipPool, remaining - 2);
+		await until(
+			'the published trigger to fire on the new version',
+			() => uploads().length > uploaded,
+			150_000,
+		);
+		const ran = await executions(updated, 'mcrmRestockFlow01');
+		expect(ran.map((e) => e.status)).toEqual(['success', 'success']);
+	}, 600_000);
 });

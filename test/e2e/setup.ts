@@ -73,6 +73,9 @@ export interface WorkflowJson {
 	id: string;
 	name: string;
 	active?: boolean;
+	/** Kept by n8n's import: the editor's list is newest first. */
+	updatedAt?: string;
+	createdAt?: string;
 	nodes: Array<{
 		name: string;
 		type: string;
@@ -88,10 +91,19 @@ export interface WorkflowJson {
 }
 
 export function exampleWorkflows(): WorkflowJson[] {
-	return readdirSync(WORKFLOWS_DIR)
-		.filter((f) => f.endsWith('.json'))
-		.sort()
-		.map((f) => JSON.parse(readFileSync(path.join(WORKFLOWS_DIR, f), 'utf8')) as WorkflowJson);
+	const now = Date.now();
+	return (
+		readdirSync(WORKFLOWS_DIR)
+			.filter((f) => f.endsWith('.json'))
+			.sort()
+			.map((f) => JSON.parse(readFileSync(path.join(WORKFLOWS_DIR, f), 'utf8')) as WorkflowJson)
+			// n8n lists workflows last updated first: example 1 a second newer than 2, and so on, so
+			// that the editor's list reads 1 to 6 from the top, as the README does.
+			.map((workflow, index) => {
+				const at = new Date(now - index * 1000).toISOString();
+				return { ...workflow, createdAt: at, updatedAt: at };
+			})
+	);
 }
 
 /** One example workflow, by its ID. */

@@ -103,7 +103,7 @@ describe('Message → Send', () => {
 			expect(logs?.filter((line) => line.includes(' failed'))).toEqual([
 				expect.stringMatching(
 					new RegExp(
-						`^warn Messaging CRM "Messaging CRM", item 0 failed: ${reason} \\(HTTP ${status}\\): \\S`,
+						`^warn Messaging CRM "Messaging CRM", item 1 failed: ${reason} \\(HTTP ${status}\\): \\S`,
 					),
 				),
 			]);

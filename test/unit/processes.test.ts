@@ -6,7 +6,7 @@
 import { createServer } from 'net';
 import type { Server } from 'net';
 
-import { listening, portInUse } from '../dev/processes';
+import { listening, portInUse, terminalLines } from '../dev/processes';
 
 const listen = (host: string) =>
 	new Promise<Server>((resolve) => {
@@ -31,4 +31,26 @@ it('names the address of each listening port of a process, loopback or every int
 		await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
 	}
 	expect(ports.some(portInUse)).toBe(false);
+});
+
+describe("what npm run dev shows in the terminal of n8n's log", () => {
+	it("a refused item with its code, an error line without its stack frames, a word after n8n's own terms, nothing else", () => {
+		const refused =
+			'Messaging CRM "Send welcome message", item 1 failed: no_peer (HTTP 409): The bot cannot write first';
+		expect(terminalLines('n8n', refused)).toEqual([`[n8n] ${refused}`]);
+		expect(
+			terminalLines('worker-1', 'Messaging CRM "Send", item 1 failed before any request: Item 2: bad'),
+		).toEqual(['[worker-1] Messaging CRM "Send", item 1 failed before any request: Item 2: bad']);
+		expect(terminalLines('n8n', 'NodeApiError')).toEqual(['[n8n] NodeApiError']);
+		expect(terminalLines('n8n', '    at toNodeApiError (/x/errors.js:199:19)')).toEqual([]);
+		expect(terminalLines('main', 'Error: job stalled more than maxStalledCount')).toEqual([
+			'[main] Error: job stalled more than maxStalledCount',
+			expect.stringMatching(/^\[main\] \(n8n: the worker that ran this execution died/),
+		]);
+		expect(terminalLines('n8n', 'Editor is now accessible via:')).toEqual([]);
+		expect(terminalLines('postgres', 'ERROR:  duplicate key')).toEqual([]);
+		expect(terminalLines('postgres', 'FATAL:  the database system is shutting down')).toHaveLength(
+			1,
+		);
+	});
 });

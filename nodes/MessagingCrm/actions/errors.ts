@@ -30,7 +30,8 @@ export function errorItem(error: NodeApiError | NodeOperationError): IDataObject
 export function logFailure(ctx: IExecuteFunctions, error: NodeApiError | NodeOperationError): void {
 	const failure = apiFailureOf(error);
 	const item = error.context.itemIndex;
-	const where = `Messaging CRM "${ctx.getNode().name}"${typeof item === 'number' ? `, item ${item}` : ''}`;
+	// Counted from 1, as the node's own messages count items ("Item 1: …").
+	const where = `Messaging CRM "${ctx.getNode().name}"${typeof item === 'number' ? `, item ${item + 1}` : ''}`;
 	// The same in fields, for n8n's JSON log output.
 	const meta = { node: ctx.getNode().name, itemIndex: item, code: failure?.code };
 	if (!failure) {
