@@ -39,7 +39,10 @@ describe("what npm run dev shows in the terminal of n8n's log", () => {
 			'Messaging CRM "Send welcome message", item 1 failed: no_peer (HTTP 409): The bot cannot write first';
 		expect(terminalLines('n8n', refused)).toEqual([`[n8n] ${refused}`]);
 		expect(
-			terminalLines('worker-1', 'Messaging CRM "Send", item 1 failed before any request: Item 2: bad'),
+			terminalLines(
+				'worker-1',
+				'Messaging CRM "Send", item 1 failed before any request: Item 2: bad',
+			),
 		).toEqual(['[worker-1] Messaging CRM "Send", item 1 failed before any request: Item 2: bad']);
 		expect(terminalLines('n8n', 'NodeApiError')).toEqual(['[n8n] NodeApiError']);
 		expect(terminalLines('n8n', '    at toNodeApiError (/x/errors.js:199:19)')).toEqual([]);
