@@ -45,7 +45,8 @@ const HOME = path.join(CLONE, 'clone', '.cache', 'dev-queue');
 const PORTS = { n8n: 5800, sandbox: 4080, pg: 5459, redis: 6409 };
 /** Every port the stack listens on: main, the workers' health checks and task brokers, PostgreSQL, Redis, the sandbox. */
 const ALL_PORTS = [5800, 5810, 5811, 6830, 6831, PORTS.sandbox, PORTS.pg, PORTS.redis];
-const SAMPLE = 'Try it with a sample submission';
+/** Example 1's Form Trigger: the editor runs it on its pinned sample submission. */
+const SAMPLE = 'When the form is submitted';
 /** Example 5, deleted to make a home that predates it. */
 const TEMPLATE_FLOW = 'mcrmTemplateFlow1';
 const WELCOME_FLOW = 'mcrmWelcomeFlow01';

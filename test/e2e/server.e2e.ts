@@ -53,6 +53,8 @@ let n8n: Awaited<ReturnType<typeof startN8n>>;
 let cookie: string;
 
 const FALLBACK_WORKFLOW = 'mcrmWindowFallbk1';
+/** Example 1's Form Trigger, with a sample submission pinned. */
+const FORM = 'When the form is submitted';
 
 /** Manual Trigger → Send (text) with Send a Template Instead, to a customer whose window is closed. */
 function windowFallbackWorkflow(customerId: string): WorkflowJson {
@@ -333,15 +335,15 @@ describe(`a running n8n ${N8N_VERSION}`, () => {
 			expect(await canvasNode(crmNodes[0]).locator('img[src*="messagingCrm"]').count()).toBe(1);
 			expect(await marked()).toBe(0);
 			await page.screenshot({ path: path.join(SCREENSHOTS, 'canvas-before-run.png') });
-			// The manual trigger's own Execute workflow button shows while the pointer is on it.
-			await canvasNode('Try it with a sample submission').hover();
-			await page
-				.locator('[data-test-id="execute-workflow-button-Try it with a sample submission"]')
-				.click();
+			// The big Execute workflow button a newcomer clicks: the Form Trigger runs on its pinned
+			// sample submission at once (no form tab opens, nothing waits for a submission).
+			const pages = browser.contexts()[0].pages().length;
+			await page.locator('[data-test-id="execute-workflow-button"]').first().click();
 			await canvasNode(crmNodes[2])
 				.locator('[data-test-id="canvas-node-status-success"]')
 				.waitFor({ timeout: 60_000 });
 			expect(await marked()).toBe(3);
+			expect(browser.contexts()[0].pages()).toHaveLength(pages);
 			await page.screenshot({ path: path.join(SCREENSHOTS, 'canvas-after-run.png') });
 		});
 
@@ -396,7 +398,7 @@ describe('an update of the package, as n8n installs one', () => {
 		const before = await executeInEditor(
 			session,
 			'mcrmWelcomeFlow01',
-			'Try it with a sample submission',
+			FORM,
 		);
 		expect(before.status).toBe('success');
 		// As Settings → Community Nodes → Update: stop, install over the old folder, start.
@@ -415,7 +417,7 @@ describe('an update of the package, as n8n installs one', () => {
 		const after = await executeInEditor(
 			updated,
 			'mcrmWelcomeFlow01',
-			'Try it with a sample submission',
+			FORM,
 		);
 		expect(after.status).toBe('success');
 		const uploaded = uploads().length;

@@ -87,6 +87,8 @@ export interface WorkflowJson {
 		position?: [number, number];
 	}>;
 	connections: unknown;
+	/** Data pinned to a node: example 1's sample submission on its Form Trigger. */
+	pinData?: Record<string, Array<{ json: Record<string, unknown> }>>;
 	[key: string]: unknown;
 }
 

@@ -232,18 +232,38 @@ describe('every error says what to do next', () => {
 	});
 });
 
-describe('a dropdown that cannot load says why', () => {
-	it('a node without its credential yet (the editor sets it just after adding a node) names the cause', async () => {
-		await expect(
-			callMethod({
-				kind: 'loadOptions',
-				method: 'getAgentsOrAll',
+describe('a node just added, before the editor has picked its credential', () => {
+	it('its dropdowns say how to get the list (under the empty choice where the field has one), with no request and no error', async () => {
+		const quiet = async (kind: 'loadOptions' | 'listSearch', method: string) =>
+			await callMethod({
+				kind,
+				method,
 				parameters: {},
 				credentials: env.creds(),
 				withoutCredential: true,
-			}),
-		).rejects.toThrow(/^No Messaging CRM API credential is selected: choose or create one/);
+			});
+		const says = expect.stringMatching(
+			/^The list loads once the node has its credential: .*Refresh List/,
+		);
+		expect(await quiet('loadOptions', 'getAgentsOrAll')).toEqual([
+			{ name: '(All Agents)', value: '', description: says },
+		]);
+		expect(await quiet('loadOptions', 'getAgents')).toEqual([
+			{ name: '(Choose the Credential First)', value: '', description: says },
+		]);
+		expect(await quiet('loadOptions', 'getPools')).toEqual([
+			{ name: '(Choose the Credential First)', value: '', description: says },
+		]);
+		expect(await quiet('listSearch', 'searchPools')).toEqual({ results: [] });
 		expect(env.sandbox.requests()).toHaveLength(0);
+		// With the credential, the same method lists the agents.
+		const listed = (await callMethod({
+			kind: 'loadOptions',
+			method: 'getAgentsOrAll',
+			parameters: {},
+			credentials: env.creds(),
+		})) as INodePropertyOptions[];
+		expect(listed.length).toBeGreaterThan(1);
 	});
 });
 

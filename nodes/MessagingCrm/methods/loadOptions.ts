@@ -24,13 +24,19 @@ export async function getAgents(this: ILoadOptionsFunctions): Promise<INodePrope
 	return (await listAgents(this)).map(agentOption).sort(byName);
 }
 
-type Loader = (this: ILoadOptionsFunctions) => Promise<INodePropertyOptions[]>;
+type Loader = ((this: ILoadOptionsFunctions) => Promise<INodePropertyOptions[]>) & {
+	/** The first choice of the list, which says what leaving the field empty does. */
+	emptyChoice?: EmptyChoice;
+};
 
 /** A list headed by what an empty choice means in the field (EMPTY_CHOICES). */
 const headedBy = (list: Loader, empty: EmptyChoice): Loader =>
-	async function (this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-		return withEmptyChoice(await list.call(this), empty);
-	};
+	Object.assign(
+		async function (this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+			return withEmptyChoice(await list.call(this), empty);
+		},
+		{ emptyChoice: empty },
+	);
 
 export const getAgentsOrAll = headedBy(getAgents, EMPTY_CHOICES.allAgents);
 export const getAgentsOrMessengerAgent = headedBy(getAgents, EMPTY_CHOICES.messengerAgent);
