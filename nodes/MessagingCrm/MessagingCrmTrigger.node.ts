@@ -424,8 +424,9 @@ export class MessagingCrmTrigger implements INodeType {
 		version: [1, 2],
 		defaultVersion: 2,
 		subtitle,
-		description:
-			"Starts a workflow when a promo pool runs low, empties or is restocked, when a watched customer's deal is created, moves, is won or lost, or when a business-chat template is approved or rejected",
+		// Short, in the words of n8n's own triggers: the picker shows it under the app's one entry
+		// also after a trigger, where n8n's Telegram and Pipedrive show theirs.
+		description: 'Starts the workflow when Messaging CRM pools, deals or templates change',
 		defaults: { name: 'Messaging CRM Trigger' },
 		polling: true,
 		inputs: [],

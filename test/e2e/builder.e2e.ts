@@ -169,6 +169,27 @@ describe(`a no-code builder's first workflow in the editor of n8n ${N8N_VERSION}
 		await search('send message');
 		await item('Messaging CRM').waitFor({ timeout: 10_000 });
 		await shot('search-send-message');
+		// After a trigger, n8n lists an app once, under its trigger's description (n8n's own
+		// Telegram and Pipedrive too): ours reads as theirs do, one short line.
+		const entry = async (app: string) => {
+			await search(app);
+			await item(app).waitFor({ timeout: 10_000 });
+			return (await item(app).innerText()).split('\n').filter(Boolean);
+		};
+		expect(await entry('Telegram')).toEqual([
+			'Telegram',
+			'Starts the workflow on a Telegram update',
+		]);
+		expect(await entry('Pipedrive')).toEqual([
+			'Pipedrive',
+			'Starts the workflow when Pipedrive events occur',
+		]);
+		expect(await entry('Messaging CRM')).toEqual([
+			'Messaging CRM',
+			'Starts the workflow when Messaging CRM pools, deals or templates change',
+		]);
+		await shot('picker-after-trigger');
+		await search('send message');
 	});
 
 	it('Create or Update: plain fields, the panel says a re-run is safe, a second run says it was a repeat', async () => {
