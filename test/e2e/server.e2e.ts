@@ -347,6 +347,14 @@ describe(`a running n8n ${N8N_VERSION}`, () => {
 			await page.screenshot({ path: path.join(SCREENSHOTS, 'canvas-after-run.png') });
 		});
 
+		it('lists the examples 1 to 6 from the top, named as the README names them', async () => {
+			await page.goto(`${n8n.url}/home/workflows`, { waitUntil: 'domcontentloaded' });
+			const names = page.getByText(/^Example \d: /);
+			await names.first().waitFor({ timeout: 60_000 });
+			expect(await names.allInnerTexts()).toEqual(exampleWorkflows().map((w) => w.name));
+			await page.screenshot({ path: path.join(SCREENSHOTS, 'workflow-list.png') });
+		});
+
 		it('shows the trigger panel, and saves a screenshot', async () => {
 			await openNode('mcrmRestockFlow01', 'Pool became low');
 			await page
@@ -395,11 +403,7 @@ describe('an update of the package, as n8n installs one', () => {
 		};
 		const marker = 'Updated to 0.1.1';
 		expect(await aliases()).not.toContain(marker);
-		const before = await executeInEditor(
-			session,
-			'mcrmWelcomeFlow01',
-			FORM,
-		);
+		const before = await executeInEditor(session, 'mcrmWelcomeFlow01', FORM);
 		expect(before.status).toBe('success');
 		// As Settings → Community Nodes → Update: stop, install over the old folder, start.
 		await n8n.stop();
@@ -414,11 +418,7 @@ describe('an update of the package, as n8n installs one', () => {
 		const updated = { url: n8n.url, cookie };
 		expect(await aliases()).toContain(marker);
 		// A saved workflow run from the editor, and the published trigger's, on the new version.
-		const after = await executeInEditor(
-			updated,
-			'mcrmWelcomeFlow01',
-			FORM,
-		);
+		const after = await executeInEditor(updated, 'mcrmWelcomeFlow01', FORM);
 		expect(after.status).toBe('success');
 		const uploaded = uploads().length;
 		// The pool runs low again (the restock of the first test filled it): issue all but two.

@@ -9,6 +9,7 @@ import path from 'path';
 
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
+import { exampleWorkflows } from '../e2e/setup';
 import { anchorsOf } from '../harness/markdown';
 import { loadPackage, NODE_TYPE, PACKAGE_ROOT, TRIGGER_TYPE } from '../harness/n8n';
 
@@ -64,7 +65,23 @@ function brokenLinks(file: string, markdown: string): string[] {
 	return broken;
 }
 
+/** The names the README's "Example workflows" list gives, in its order. */
+const exampleNames = (markdown: string) =>
+	[...markdown.matchAll(/^\d\. \*\*(Example \d: [^*]+)\*\*/gm)].map((m) => m[1]);
+
 describe('the README and docs/ agree with the node', () => {
+	it("the README numbers and names the example workflows as the editor lists them (n8n's names, 1 to 6)", () => {
+		const names = exampleWorkflows().map((w) => w.name);
+		expect(names).toHaveLength(6);
+		expect(exampleNames(read('README.md'))).toEqual(names);
+		// Planted: a name the editor does not show is caught.
+		const planted = read('README.md').replace(
+			'Example 2: Restock a low pool',
+			'Example 2: Restock',
+		);
+		expect(exampleNames(planted)).not.toEqual(names);
+	});
+
 	it("the README's and docs/operations.md's tables list exactly the node's operations", async () => {
 		const operations = await nodeOperations();
 		expect(operations.length).toBeGreaterThan(20);
