@@ -26,7 +26,14 @@ import {
 import path from 'path';
 
 import type { N8nOptions } from '../e2e/n8n';
-import { ensureN8n, N8N_VERSION, prepareUserFolder, ROOT, startN8n } from '../e2e/n8n';
+import {
+	ensureN8n,
+	N8N_VERSION,
+	prepareUserFolder,
+	removePacked,
+	ROOT,
+	startN8n,
+} from '../e2e/n8n';
 import { startQueueStack } from '../e2e/queue';
 import type { WorkflowJson } from '../e2e/setup';
 import {
@@ -267,19 +274,21 @@ async function main() {
 			},
 		);
 	}
+	// Every n8n has the package: its tarball is not kept (a restart installs the same files).
+	removePacked();
 	if (firstRun) await setupOwner(url, EMAIL, PASSWORD);
 	writeFileSync(ready, readyText(examples.map((w) => w.id)), { mode: 0o600 });
 	const here = (file: string) => path.relative(process.cwd(), file);
 	say('');
 	say(`n8n is ready: ${url}  (log in as ${EMAIL} / ${PASSWORD})`);
 	say(
-		`The Messaging CRM nodes, a credential pointing at the sandbox and ${examples.length} example workflows are there.`,
+		`The Messaging CRM nodes, a credential pointing at the sandbox and ${examples.length} example workflows are there ("Example 1: Web form to customer" runs at once from its Execute workflow button).`,
 	);
 	say(
-		`"MCP server": once published, MCP clients reach its tools at ${url}/mcp/messaging-crm with the bearer token ${DEMO_MCP_TOKEN}.`,
+		`"Example 6: MCP server": once published, MCP clients reach its tools at ${url}/mcp/messaging-crm with the bearer token ${DEMO_MCP_TOKEN}.`,
 	);
 	say(
-		'"AI agent answers a customer" needs a model: open its OpenAI Chat Model node and create an OpenAI credential (any OpenAI-compatible Base URL works).',
+		'"Example 4: AI agent answers a customer" needs a model: open its OpenAI Chat Model node and create an OpenAI credential (any OpenAI-compatible Base URL works).',
 	);
 	say(
 		`Sandbox: ${sandbox.url} (API key ${DEMO_API_KEY}, control token ${sandbox.controlToken}); its company is kept in ${here(STATE)} (start with --clean for a new one).`,

@@ -151,13 +151,15 @@ const welcomed = async (dev: Dev, phone = '+15550107788') => {
 
 let dev: Dev | undefined;
 afterAll(() => {
-	// Whatever a failed test left running: the whole group.
+	// Whatever a failed test left running: npm's group and every process under it (each n8n has a
+	// process group of its own, which a signal to npm's group does not reach).
 	if (dev && dev.npm.exitCode === null)
-		try {
-			process.kill(-dev.npm.pid!, 'SIGKILL');
-		} catch {
-			// Gone.
-		}
+		for (const pid of [-dev.npm.pid!, ...descendants(dev.npm.pid!)])
+			try {
+				process.kill(pid, 'SIGKILL');
+			} catch {
+				// Gone.
+			}
 });
 
 describe(`npm run dev:queue (n8n ${N8N_VERSION}, PostgreSQL, Redis, 2 workers), as a newcomer runs it`, () => {
@@ -252,6 +254,7 @@ describe(`npm run dev:queue (n8n ${N8N_VERSION}, PostgreSQL, Redis, 2 workers), 
 		// The message went out; its answer is held back, and the worker dies before it comes.
 		await until('the send to reach the sandbox', async () => (await welcomed(dev!)) === 1, 60_000);
 		process.kill(pid, 'SIGKILL');
+		const killedAt = Date.now();
 		await until(
 			`${worker} to be started again`,
 			() => dev!.output().includes(`${worker} is running again`),
@@ -268,11 +271,24 @@ describe(`npm run dev:queue (n8n ${N8N_VERSION}, PostgreSQL, Redis, 2 workers), 
 			180_000,
 		);
 		expect(status).not.toBe('success');
+		const ended = ((Date.now() - killedAt) / 1000).toFixed(0);
+		// The Executions tab has it ended; main gives up on the job itself only once the dead
+		// worker's lock has lapsed (60 s) and its next stalled check comes (every 30 s): n8n's word
+		// for it in main's log, then what it means in the terminal (docs/queue-mode.md).
+		await until(
+			"main to give up on the dead worker's job",
+			() => /job stalled more than maxStalledCount/.test(logOf('main')),
+			180_000,
+		);
+		const stalled = ((Date.now() - killedAt) / 1000).toFixed(0);
+		expect(dev!.output()).toMatch(
+			/\[main\] .*job stalled more than maxStalledCount.*\n\[main\] \(n8n: the worker that ran this execution died/,
+		);
 		const again = await executeInEditor(session, WELCOME_FLOW, SAMPLE);
 		expect(again.status).toBe('success');
 		expect(await welcomed(dev!)).toBe(1);
 		timings.push(
-			`${worker} killed mid-send: the execution ended ${status}, the same input run again ${again.status}, welcome messages 1`,
+			`${worker} killed mid-send: the execution ${status} ${ended} s after the kill, main's "job stalled" ${stalled} s after it, the same input run again ${again.status}, welcome messages 1`,
 		);
 	}, 600_000);
 

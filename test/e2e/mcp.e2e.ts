@@ -27,6 +27,7 @@ import {
 	privateFolder,
 	privateLog,
 	publishWorkflow,
+	setupOwner,
 } from './setup';
 
 const TOKEN = `mcp-e2e-${randomBytes(12).toString('hex')}`;
@@ -71,6 +72,9 @@ beforeAll(async () => {
 
 afterAll(async () => await sandbox?.stop());
 
+/** The editor's address of the n8n the tests of a version run against. */
+let editorUrl = '';
+
 /** n8n with the package, the sandbox credential, the bearer token and example 6 published. */
 async function startMcpN8n(version: string, port: number): Promise<() => Promise<void>> {
 	await ensureN8n(version);
@@ -82,6 +86,7 @@ async function startMcpN8n(version: string, port: number): Promise<() => Promise
 	await publishWorkflow(options, MCP_WORKFLOW_ID);
 	const n8n = await startN8n({ ...options, output: privateLog(`n8n-mcp-${version}.log`) });
 	endpoint = mcpEndpoint(n8n.url);
+	editorUrl = n8n.url;
 	return n8n.stop;
 }
 
@@ -105,6 +110,28 @@ describe.each([
 		const phone = (n: number) => `+1555019${series}00${n}`;
 		/** n8n 2.x writes the thrown error's name (the node's: who refused); 1.x says "Error". */
 		const failed = version.startsWith('1.') ? 'Error' : 'ApiError';
+
+		it('the editor asking for a dropdown of a node just added, before its credential is set: the hint, no error', async () => {
+			const cookie = await setupOwner(editorUrl);
+			const response = await fetch(`${editorUrl}/rest/dynamic-node-parameters/options`, {
+				method: 'POST',
+				headers: { cookie, 'Content-Type': 'application/json', 'browser-id': 'e2e' },
+				body: JSON.stringify({
+					nodeTypeAndVersion: { name: 'n8n-nodes-messaging-crm.messagingCrm', version: 1 },
+					path: 'parameters.agentId',
+					methodName: 'getAgentsOrMessengerAgent',
+					currentNodeParameters: { resource: 'message', operation: 'send' },
+				}),
+			});
+			expect(response.status).toBe(200);
+			expect(((await response.json()) as { data: unknown }).data).toEqual([
+				{
+					name: '(The Agent With This Messenger)',
+					value: '',
+					description: expect.stringMatching(/^The list loads once the node has its credential/),
+				},
+			]);
+		});
 
 		it('refuses a client without the bearer token', async () => {
 			const refused = await connectMcp(endpoint, 'not-the-token').catch((error: unknown) => error);

@@ -156,7 +156,8 @@ const PACKAGE_NAME = 'n8n-nodes-messaging-crm';
 
 let packed: string | undefined;
 const packFolders: string[] = [];
-function removePacked(): void {
+/** Removes the packed tarball (a later install packs again). */
+export function removePacked(): void {
 	packed = undefined;
 	for (const folder of packFolders.splice(0)) rmSync(folder, { recursive: true, force: true });
 }
