@@ -287,6 +287,8 @@ LoggerProxy.init({
 // A node's own `this.logger` is n8n's Logger from its container: its lines are kept the same way.
 const nodeLogger = Container.get(Logger);
 for (const level of ['error', 'warn', 'info', 'debug'] as const) {
+	// A level the logger has off is a fixed no-op: nothing to keep.
+	if (Object.getOwnPropertyDescriptor(nodeLogger, level)?.writable === false) continue;
 	const original = nodeLogger[level].bind(nodeLogger);
 	nodeLogger[level] = (message: string, meta?: Record<string, unknown>) => {
 		capture(level)(message, meta);
