@@ -221,6 +221,8 @@ export function installPackage(folder: string, tarball = packedPackage()): strin
 			'--install-strategy=shallow',
 			'--ignore-scripts=true',
 			'--package-lock=false',
+			// n8n's installer reaches the registry here; this package has no dependencies to fetch,
+			// and one added would fail here at once rather than reach a user's n8n unseen.
 			'--offline',
 		],
 		target,

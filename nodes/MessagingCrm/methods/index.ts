@@ -12,7 +12,8 @@ import { withEmptyChoice } from './utils';
 
 /**
  * Whether the node being edited has its credential yet. The editor may ask for a dropdown of a
- * node just added before it has picked the credential for it, and asks again once it has.
+ * node just added before it has picked the credential for it (n8n 2.40 then does not ask again
+ * once it has: see withoutCredential).
  */
 export function credentialSelected(ctx: ILoadOptionsFunctions): boolean {
 	return ctx.getNode().credentials?.[CREDENTIAL_TYPE] !== undefined;
