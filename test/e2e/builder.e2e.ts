@@ -252,7 +252,7 @@ describe(`a no-code builder's first workflow in the editor of n8n ${N8N_VERSION}
 		await shot('send-agent-before-credential');
 		expect(await listed.allInnerTexts()).toEqual([
 			expect.stringMatching(
-				/^\(The Agent With This Messenger\)\s+The list loads once the node has its credential: .*Refresh List/,
+				/^\(The Agent With This Messenger\)\s+n8n asked for this list before it had set the node's credential: .*Refresh List/,
 			),
 		]);
 		await page.keyboard.press('Escape');

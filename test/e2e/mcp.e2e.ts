@@ -128,7 +128,7 @@ describe.each([
 				{
 					name: '(The Agent With This Messenger)',
 					value: '',
-					description: expect.stringMatching(/^The list loads once the node has its credential/),
+					description: expect.stringMatching(/^n8n asked for this list before it had set/),
 				},
 			]);
 		});

@@ -99,7 +99,7 @@ describe('a repeat is unmistakable', () => {
 			expect.objectContaining({
 				type: 'info',
 				message: expect.stringMatching(
-					/^The API accepted 1 item\. Repeat Protection is on: if this same event runs again within 24 hours, the API gives back this answer and nothing is written twice \(not every server marks/,
+					/^The API accepted 1 item\. Repeat Protection is on: if this same event runs again within 24 hours, the API answers with this same result and nothing is written twice\. /,
 				),
 			}),
 		]);
@@ -243,16 +243,16 @@ describe('a node just added, before the editor has picked its credential', () =>
 				withoutCredential: true,
 			});
 		const says = expect.stringMatching(
-			/^The list loads once the node has its credential: .*Refresh List/,
+			/^n8n asked for this list before it had set the node's credential: .*Refresh List/,
 		);
 		expect(await quiet('loadOptions', 'getAgentsOrAll')).toEqual([
 			{ name: '(All Agents)', value: '', description: says },
 		]);
 		expect(await quiet('loadOptions', 'getAgents')).toEqual([
-			{ name: '(Choose the Credential First)', value: '', description: says },
+			{ name: '(List Not Loaded Yet)', value: '', description: says },
 		]);
 		expect(await quiet('loadOptions', 'getPools')).toEqual([
-			{ name: '(Choose the Credential First)', value: '', description: says },
+			{ name: '(List Not Loaded Yet)', value: '', description: says },
 		]);
 		expect(await quiet('listSearch', 'searchPools')).toEqual({ results: [] });
 		expect(env.sandbox.requests()).toHaveLength(0);

@@ -26,7 +26,7 @@ type Search = (this: ILoadOptionsFunctions, filter?: string) => Promise<INodeLis
 
 /** What a dropdown of a node without its credential yet says, in place of its list. */
 export const NO_CREDENTIAL_YET =
-	"The list loads once the node has its credential: Refresh List in this field's ⋮ menu, or reopen the node.";
+	"n8n asked for this list before it had set the node's credential: choose Refresh List in this field's ⋮ menu, or reopen the node.";
 
 /**
  * The answer of a dropdown for a node without its credential: the field's empty choice (which
@@ -37,7 +37,7 @@ export const NO_CREDENTIAL_YET =
  */
 export function withoutCredential(method: Options): INodePropertyOptions[] {
 	return withEmptyChoice([], {
-		name: method.emptyChoice?.name ?? 'Choose the Credential First',
+		name: method.emptyChoice?.name ?? 'List Not Loaded Yet',
 		description: NO_CREDENTIAL_YET,
 	});
 }

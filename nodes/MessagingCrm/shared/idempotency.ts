@@ -261,7 +261,7 @@ function replayHints(
 		{
 			type: 'info',
 			location: 'outputPane',
-			message: `The API accepted ${count}. Repeat Protection is on: if this same event runs again within 24 hours, the API gives back this answer and ${words.noSecond} (not every server marks that answer as a repeat). To ${words.again} on purpose, ${TO_DO_AGAIN}.`,
+			message: `The API accepted ${count}. Repeat Protection is on: if this same event runs again within 24 hours, the API answers with this same result and ${words.noSecond}. To ${words.again} on purpose, ${TO_DO_AGAIN}.`,
 		},
 	];
 }
