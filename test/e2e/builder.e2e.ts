@@ -242,30 +242,36 @@ describe(`a no-code builder's first workflow in the editor of n8n ${N8N_VERSION}
 			.first()
 			.click();
 		await testId('parameter-input-text').locator('textarea, input').first().fill('Welcome!');
-		// n8n 2.40 asks for a dropdown of a node just added before it has set the node's credential,
-		// and not again once it has: the field reads as it will, without "Error fetching options",
-		// and its list says how to get the agents (n8n's own Refresh List).
+		// n8n 2.40 may ask for a dropdown of a node just added before it has set the node's
+		// credential, and then not again once it has (it did in most runs here, not in all). Either
+		// way the field reads as it will, with no "Error fetching options"; when n8n asked too early,
+		// the list says so and n8n's own Refresh List gives the agents.
 		expect(await valueOf('agentId')).toBe('(The Agent With This Messenger)');
 		await testId('parameter-input-agentId').click();
 		const listed = page.locator('.el-select-dropdown:visible .el-select-dropdown__item');
 		await listed.first().waitFor({ timeout: 30_000 });
 		await shot('send-agent-before-credential');
-		expect(await listed.allInnerTexts()).toEqual([
-			expect.stringMatching(
-				/^\(The Agent With This Messenger\)\s+n8n asked for this list before it had set the node's credential: .*Refresh List/,
-			),
-		]);
+		const first = await listed.allInnerTexts();
 		await page.keyboard.press('Escape');
-		await testId('parameter-input-agentId').hover();
-		const menu = page.locator('[data-test-id="agentId-parameter-input-options-container"]').first();
-		await menu.hover();
-		await menu.locator('[data-test-id="action-toggle"]').first().click();
-		await page.getByText('Refresh List', { exact: true }).first().click();
-		await until(
-			'the agents after Refresh List',
-			async () => (await choicesOf(page, 'agentId')).length === 3,
-			30_000,
-		);
+		if (first.length === 1) {
+			expect(first).toEqual([
+				expect.stringMatching(
+					/^\(The Agent With This Messenger\)\s+n8n asked for this list before it had set the node's credential: .*Refresh List/,
+				),
+			]);
+			await testId('parameter-input-agentId').hover();
+			const menu = page
+				.locator('[data-test-id="agentId-parameter-input-options-container"]')
+				.first();
+			await menu.hover();
+			await menu.locator('[data-test-id="action-toggle"]').first().click();
+			await page.getByText('Refresh List', { exact: true }).first().click();
+			await until(
+				'the agents after Refresh List',
+				async () => (await choicesOf(page, 'agentId')).length === 3,
+				30_000,
+			);
+		}
 		expect((await choicesOf(page, 'agentId')).map((c) => c.split('\n')[0])).toEqual([
 			'(The Agent With This Messenger)',
 			'Sales Chat',

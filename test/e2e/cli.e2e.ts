@@ -11,6 +11,51 @@ import { ensureN8n, n8nCli, N8N_V1_VERSION, N8N_VERSION, prepareUserFolder } fro
 import type { WorkflowJson } from './setup';
 import { exampleWorkflows, importCredential, importWorkflows, privateFolder } from './setup';
 
+/**
+ * Example 1 as `n8n execute` can run it: the CLI starts a workflow only from a Manual Trigger, so
+ * its Form Trigger (whose sample submission the editor runs, pinned) becomes a Manual Trigger
+ * and a Set node giving that same submission.
+ */
+function forTheCli(example: WorkflowJson): WorkflowJson {
+	const workflow = JSON.parse(JSON.stringify(example)) as WorkflowJson;
+	const form = workflow.nodes.find((n) => n.type === 'n8n-nodes-base.formTrigger')!;
+	const sample = workflow.pinData![form.name][0].json;
+	const connections = workflow.connections as Record<string, unknown>;
+	const next = connections[form.name];
+	delete connections[form.name];
+	delete workflow.pinData;
+	workflow.nodes = workflow.nodes.filter((n) => n !== form);
+	workflow.nodes.push(
+		{
+			name: 'Run',
+			type: 'n8n-nodes-base.manualTrigger',
+			typeVersion: 1,
+			parameters: {},
+			position: [-220, 0],
+		},
+		{
+			name: 'Sample submission',
+			type: 'n8n-nodes-base.set',
+			typeVersion: 3.4,
+			position: [0, 0],
+			parameters: {
+				assignments: {
+					assignments: Object.entries(sample).map(([name, value], i) => ({
+						id: `s${i}`,
+						name,
+						value: String(value),
+						type: 'string',
+					})),
+				},
+				options: {},
+			},
+		},
+	);
+	connections.Run = { main: [[{ node: 'Sample submission', type: 'main', index: 0 }]] };
+	connections['Sample submission'] = next;
+	return workflow;
+}
+
 describe.each([N8N_VERSION, N8N_V1_VERSION])(
 	'workflow 1 in n8n %s, run with n8n execute',
 	(version) => {
@@ -34,7 +79,7 @@ describe.each([N8N_VERSION, N8N_V1_VERSION])(
 				'mcrmNoSendCred01',
 				'Messaging CRM without messages:send',
 			);
-			const [welcome] = exampleWorkflows();
+			const welcome = forTheCli(exampleWorkflows()[0]);
 			const withoutSend: WorkflowJson = JSON.parse(JSON.stringify(welcome));
 			withoutSend.id = 'mcrmNoSendFlow001';
 			withoutSend.name = 'Welcome flow with a key that cannot send';

@@ -175,6 +175,12 @@ describe(`npm run dev:queue (n8n ${N8N_VERSION}, PostgreSQL, Redis, 2 workers), 
 			url: `http://localhost:${PORTS.n8n}`,
 			cookie: await setupOwner(`http://localhost:${PORTS.n8n}`),
 		};
+		// The editor's list, as it first shows it (last updated first): the README's 1 to 6.
+		const listed = await fetch(`${session.url}/rest/workflows?sortBy=updatedAt:desc`, {
+			headers: { cookie: session.cookie },
+		});
+		const { data: workflows } = (await listed.json()) as { data: Array<{ name: string }> };
+		expect(workflows.map((w) => w.name)).toEqual(exampleWorkflows().map((w) => w.name));
 		for (const id of [WELCOME_FLOW, 'mcrmRestockFlow01', 'mcrmProposalFlow1', MCP_WORKFLOW_ID])
 			await publishInEditor(session, id);
 		// The MCP server example answers a client with the token the start printed.

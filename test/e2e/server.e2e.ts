@@ -347,14 +347,6 @@ describe(`a running n8n ${N8N_VERSION}`, () => {
 			await page.screenshot({ path: path.join(SCREENSHOTS, 'canvas-after-run.png') });
 		});
 
-		it('lists the examples 1 to 6 from the top, named as the README names them', async () => {
-			await page.goto(`${n8n.url}/home/workflows`, { waitUntil: 'domcontentloaded' });
-			const names = page.getByText(/^Example \d: /);
-			await names.first().waitFor({ timeout: 60_000 });
-			expect(await names.allInnerTexts()).toEqual(exampleWorkflows().map((w) => w.name));
-			await page.screenshot({ path: path.join(SCREENSHOTS, 'workflow-list.png') });
-		});
-
 		it('shows the trigger panel, and saves a screenshot', async () => {
 			await openNode('mcrmRestockFlow01', 'Pool became low');
 			await page
