@@ -7,7 +7,7 @@ import type {
 import { CREDENTIAL_TYPE } from '../transport/request';
 import * as searches from './listSearch';
 import * as options from './loadOptions';
-import type { EmptyChoice } from './utils';
+import type { Loader } from './loadOptions';
 import { withEmptyChoice } from './utils';
 
 /**
@@ -19,9 +19,6 @@ export function credentialSelected(ctx: ILoadOptionsFunctions): boolean {
 	return ctx.getNode().credentials?.[CREDENTIAL_TYPE] !== undefined;
 }
 
-type Options = ((this: ILoadOptionsFunctions) => Promise<INodePropertyOptions[]>) & {
-	emptyChoice?: EmptyChoice;
-};
 type Search = (this: ILoadOptionsFunctions, filter?: string) => Promise<INodeListSearchResult>;
 
 /** What a dropdown of a node without its credential yet says, in place of its list. */
@@ -35,7 +32,7 @@ export const NO_CREDENTIAL_YET =
  * a node just added and does not ask again once it has: an error there ("Error fetching options")
  * would blame someone who has done nothing wrong.
  */
-export function withoutCredential(method: Options): INodePropertyOptions[] {
+export function withoutCredential(method: Loader): INodePropertyOptions[] {
 	return withEmptyChoice([], {
 		name: method.emptyChoice?.name ?? 'List Not Loaded Yet',
 		description: NO_CREDENTIAL_YET,
@@ -43,7 +40,7 @@ export function withoutCredential(method: Options): INodePropertyOptions[] {
 }
 
 /** Each method answers a node without its credential so, with no request and no error. */
-function quietWithoutCredential<M extends Options | Search>(
+function quietWithoutCredential<M extends Loader | Search>(
 	methods: Record<string, M>,
 	empty: (method: M) => Awaited<ReturnType<M>>,
 ): Record<string, M> {
@@ -57,7 +54,7 @@ function quietWithoutCredential<M extends Options | Search>(
 	return guarded;
 }
 
-export const loadOptions = quietWithoutCredential<Options>({ ...options }, withoutCredential);
+export const loadOptions = quietWithoutCredential<Loader>({ ...options }, withoutCredential);
 // A resource locator's list loads when it is opened, by then with the credential.
 export const listSearch = quietWithoutCredential<Search>({ ...searches }, () => ({
 	results: [],

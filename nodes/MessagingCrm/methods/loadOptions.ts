@@ -24,7 +24,8 @@ export async function getAgents(this: ILoadOptionsFunctions): Promise<INodePrope
 	return (await listAgents(this)).map(agentOption).sort(byName);
 }
 
-type Loader = ((this: ILoadOptionsFunctions) => Promise<INodePropertyOptions[]>) & {
+/** A dropdown method; a headed list also names its first choice. */
+export type Loader = ((this: ILoadOptionsFunctions) => Promise<INodePropertyOptions[]>) & {
 	/** The first choice of the list, which says what leaving the field empty does. */
 	emptyChoice?: EmptyChoice;
 };

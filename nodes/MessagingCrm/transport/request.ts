@@ -172,17 +172,15 @@ const credentialsByRun = new WeakMap<object, Promise<Credentialed>>();
 
 function credentialsOf(ctx: ApiContext): Promise<Credentialed> {
 	return perRun(credentialsByRun, ctx, () => {
-		// n8n's own error here says only "Node does not have any credentials set"; a dropdown that
-		// loads before the editor has set the credential of a node just added shows it too.
+		// n8n's own error here says only "Node does not have any credentials set". (A dropdown asked
+		// for before the editor has set the credential never gets here: methods/index.ts.)
 		const selected = ctx.getNode().credentials?.[CREDENTIAL_TYPE];
 		const read = selected
 			? ctx.getCredentials(CREDENTIAL_TYPE)
 			: Promise.reject(
 					new NodeOperationError(
 						ctx.getNode(),
-						'getInputData' in ctx
-							? 'No Messaging CRM API credential is selected: choose or create one at the top of the node'
-							: 'No Messaging CRM API credential is selected: choose or create one at the top of the node, then reload this list (the arrow in the field)',
+						'No Messaging CRM API credential is selected: choose or create one at the top of the node',
 					),
 				);
 		const entry = read.then((credentials) => {
