@@ -28,7 +28,7 @@ import {
 import { DEMO } from '../sandbox/store';
 import { MessagingCrm } from '../../nodes/MessagingCrm/MessagingCrm.node';
 import { MessagingCrmTrigger } from '../../nodes/MessagingCrm/MessagingCrmTrigger.node';
-import { DEAL_EVENTS, POOL_EVENTS, TEMPLATE_EVENTS } from '../../nodes/MessagingCrm/trigger/state';
+import { families } from '../../nodes/MessagingCrm/trigger/families';
 
 const env = useSandbox();
 
@@ -352,7 +352,7 @@ describe('the trigger is findable', () => {
 	it('the node picker lists every event, pools, deals and templates; with the version 1 list first it would not (planted)', () => {
 		const description = new MessagingCrmTrigger().description;
 		expect(pickerEvents(description).sort()).toEqual(
-			[...POOL_EVENTS, ...DEAL_EVENTS, ...TEMPLATE_EVENTS].sort(),
+			families.flatMap((family) => [...family.events]).sort(),
 		);
 		expect(pickerEvents(description)).toHaveLength(17);
 		// Planted: the version 1 lists first, as before, and the deal events vanish from the picker.

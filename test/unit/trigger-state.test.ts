@@ -1,13 +1,12 @@
-import type { PoolSnapshot } from '../../nodes/MessagingCrm/trigger/state';
 import {
 	dealEvents,
 	parseCustomerIds,
 	planReads,
 	pollDeals,
-	pollPools,
-	poolEvents,
-	requestBudget,
-} from '../../nodes/MessagingCrm/trigger/state';
+} from '../../nodes/MessagingCrm/trigger/deals/state';
+import type { PoolSnapshot } from '../../nodes/MessagingCrm/trigger/pools/state';
+import { pollPools, poolEvents } from '../../nodes/MessagingCrm/trigger/pools/state';
+import { requestBudget } from '../../nodes/MessagingCrm/trigger/state';
 
 const snap = (over: Partial<PoolSnapshot> = {}): PoolSnapshot => ({
 	total: 10,
@@ -141,17 +140,17 @@ describe('budget and rotation', () => {
 	it('reads everyone when they fit, otherwise rotates so every customer is read within ceil(n / budget) polls', () => {
 		expect(planReads(['a', 'b'], 5, 3)).toEqual({
 			read: ['a', 'b'],
-			nextCursor: 0,
+			nextStart: 0,
 			rotating: false,
 		});
 		const ids = Array.from({ length: 500 }, (_, i) => `c${i}`);
 		const seen = new Set<string>();
-		let cursor = 0;
+		let start = 0;
 		for (let poll = 0; poll < Math.ceil(500 / 60); poll++) {
-			const plan = planReads(ids, cursor, 60);
+			const plan = planReads(ids, start, 60);
 			expect(plan.read).toHaveLength(60);
 			plan.read.forEach((id) => seen.add(id));
-			cursor = plan.nextCursor;
+			start = plan.nextStart;
 		}
 		expect(seen.size).toBe(500);
 	});
