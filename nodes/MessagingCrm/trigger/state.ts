@@ -4,22 +4,13 @@
  * The poll reads, calls these, and only then stores the new state, so a failed poll changes
  * nothing.
  */
-import type { DealSnapshot } from './deals/state';
-import type { IssuedProgress, PoolSnapshot } from './pools/state';
-
+/**
+ * What is stored between polls. Each family adds its own part in its `state.ts`
+ * (`declare module '../state'`), under names saved states hold.
+ */
 export interface TriggerState {
 	/** The configuration the state belongs to; another one starts from a new baseline. */
 	config: string;
-	/** Per pool: its counters (pool events). */
-	pools?: Record<string, PoolSnapshot>;
-	/** Per watched customer that has been read at least once: its deals. */
-	deals?: Record<string, Record<string, DealSnapshot>>;
-	/** Per pool: how far its issued codes were read (Code Issued to a Customer). */
-	issued?: Record<string, IssuedProgress>;
-	/** Business-chat templates by name and language: their moderation status. */
-	templates?: Record<string, string>;
-	/** Where the next rotation of watched customers starts (an index into Customer IDs). */
-	rotationStart?: number;
 	/** The key's rate limit as last read from the headers. */
 	rateLimit?: number;
 }

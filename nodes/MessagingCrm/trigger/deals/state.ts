@@ -10,6 +10,15 @@ import type { Emitted, TriggerState } from '../state';
 export const DEAL_EVENTS = ['dealCreated', 'dealMoved', 'dealWon', 'dealLost'] as const;
 export type DealEvent = (typeof DEAL_EVENTS)[number];
 
+declare module '../state' {
+	interface TriggerState {
+		/** Per watched customer that has been read at least once: its deals. */
+		deals?: Record<string, Record<string, DealSnapshot>>;
+		/** Where the next rotation of watched customers starts (an index into Customer IDs). */
+		rotationStart?: number;
+	}
+}
+
 /** What is kept of a deal between polls. */
 export interface DealSnapshot {
 	stage_id: string;

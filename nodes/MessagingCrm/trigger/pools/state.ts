@@ -31,6 +31,15 @@ export interface IssuedProgress {
 	behind?: boolean;
 }
 
+declare module '../state' {
+	interface TriggerState {
+		/** Per pool: its counters. */
+		pools?: Record<string, PoolSnapshot>;
+		/** Per pool: how far its issued codes were read (Code Issued to a Customer). */
+		issued?: Record<string, IssuedProgress>;
+	}
+}
+
 /** What is kept of a pool between polls. */
 export interface PoolSnapshot {
 	total: number;

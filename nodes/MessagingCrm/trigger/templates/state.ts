@@ -14,6 +14,13 @@ export const TEMPLATE_EVENTS = [
 ] as const;
 export type TemplateEvent = (typeof TEMPLATE_EVENTS)[number];
 
+declare module '../state' {
+	interface TriggerState {
+		/** Business-chat templates by name and language: their moderation status. */
+		templates?: Record<string, string>;
+	}
+}
+
 /**
  * Each template's key between polls: its name and language (the list names no ID), and `#2`, `#3`
  * … for a later one with the same name and language (two agents can each have one; the list
