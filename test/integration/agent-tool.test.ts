@@ -10,7 +10,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { byId, byMode, useSandbox } from '../harness/fixtures';
 import { NODE_TYPE, runAsToolFor } from '../harness/n8n';
-import { inClientWords } from '../../nodes/MessagingCrm/actions/tool';
+import { inClientWords } from '../../nodes/MessagingCrm/actions/asTool';
 
 const env = useSandbox();
 const AS_TOOL = { node: { type: `${NODE_TYPE}Tool`, name: 'Send_text' } };

@@ -1,6 +1,6 @@
 import type { INode } from 'n8n-workflow';
 
-import { failureAnswer, inClientWords } from '../../nodes/MessagingCrm/actions/tool';
+import { failureAnswer, inClientWords } from '../../nodes/MessagingCrm/actions/asTool';
 import type { ApiFailure } from '../../nodes/MessagingCrm/transport/errors';
 import { toNodeApiError } from '../../nodes/MessagingCrm/transport/errors';
 

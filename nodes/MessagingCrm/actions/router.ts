@@ -7,18 +7,18 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { asNodeError, errorItem, logFailure } from './errors';
+import { asNodeError, errorItem, logFailure } from './errorItems';
 import type { Grouping, Operation } from './node.type';
 import { operationOf } from './resources';
 import { rateShareOf } from '../helpers/rateShare';
-import { runsAsTool } from '../helpers/tool';
+import { runsAsTool } from '../helpers/runsAsTool';
 import {
 	answersFailure,
 	failureAnswer,
 	failureForMcp,
 	nothingMatched,
 	servesMcpClient,
-} from './tool';
+} from './asTool';
 
 function operationFor(ctx: IExecuteFunctions): Operation {
 	const resource = ctx.getNodeParameter('resource', 0) as string;

@@ -13,6 +13,9 @@ export const LIMITS = {
 	promoCode: 255,
 };
 
+/** The largest page of a pool's codes the API gives (`limit` 1 to 500). */
+export const CODES_PAGE_MAX = 500;
+
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** An optional string field, trimmed, '' meaning absent, checked against its length limit. */

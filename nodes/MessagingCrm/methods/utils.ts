@@ -1,7 +1,7 @@
 /** What the dropdown methods share; not methods themselves. */
 import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 
-import type { Agent } from '../helpers/types';
+import type { Agent } from '../helpers/apiShapes';
 import { isUuid } from '../helpers/validate';
 import { messengerName } from '../shared/messengers';
 

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { codesFromCsv, codesFromText, codesFromValue, looksLikeText } from '../helpers/codes';
+import { codesFromCsv, codesFromText, codesFromValue, looksLikeText } from '../helpers/codeLists';
 import { invalidInput } from '../helpers/validate';
 
 /** Where the codes of an upload or a revoke come from. */

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { LIMITS, optionalText } from '../helpers/bounds';
 import { itemError, uuidParam } from '../helpers/validate';
-import { isClosed } from '../helpers/types';
+import { isClosed } from '../helpers/apiShapes';
 import { customerDeals } from './reads';
 import { pipelineSelect } from './descriptions';
 import { customerLocator, resolveCustomerId } from './customer';

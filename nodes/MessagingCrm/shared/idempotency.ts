@@ -9,7 +9,7 @@ import { hashOf } from '../helpers/hash';
 import { perRun } from '../helpers/perRun';
 import { invalidInput } from '../helpers/validate';
 import { eventOf, lineageLostAt, triggerNames } from './event';
-import { runsAsTool } from '../helpers/tool';
+import { runsAsTool } from '../helpers/runsAsTool';
 import type { PanelHint } from '../actions/node.type';
 
 /**

@@ -5,7 +5,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { chunk } from '../helpers/lists';
-import type { Agent, Pipeline } from '../helpers/types';
+import type { Agent, Pipeline } from '../helpers/apiShapes';
 import { paths } from '../transport/paths';
 import type { RateLimitReading } from '../transport/rateHeaders';
 import type { ApiContext } from '../transport/request';

@@ -7,7 +7,7 @@ import { customerLocator, resolveCustomerId } from '../../shared/customer';
 import { placementOf } from '../../shared/deal';
 import type { OperationOption } from '../node.type';
 import { paths } from '../../transport/paths';
-import { isClosed } from '../../helpers/types';
+import { isClosed } from '../../helpers/apiShapes';
 import { customerDeals } from '../../shared/reads';
 
 /** Its fields. */

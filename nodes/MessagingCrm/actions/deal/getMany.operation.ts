@@ -4,7 +4,7 @@ import { uuidParam } from '../../helpers/validate';
 import { limitOf, pipelineSelect, returnAllOrLimit } from '../../shared/descriptions';
 import { customerLocator, resolveCustomerId } from '../../shared/customer';
 import type { OperationOption } from '../node.type';
-import { isClosed } from '../../helpers/types';
+import { isClosed } from '../../helpers/apiShapes';
 import { customerDeals } from '../../shared/reads';
 
 /** Its fields. */

@@ -27,7 +27,7 @@ import {
 	windowFallbackKey,
 } from '../../shared/idempotency';
 import { readTemplate, templateFields } from '../../shared/template';
-import { asNodeError } from '../errors';
+import { asNodeError } from '../errorItems';
 import type { OperationOption, PanelHint } from '../node.type';
 import { paths } from '../../transport/paths';
 import type { Scope } from '../../helpers/scopes';

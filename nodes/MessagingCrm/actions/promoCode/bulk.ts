@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { dedupe, MAX_CODES_PER_UPLOAD } from '../../helpers/codes';
+import { dedupe, MAX_CODES_PER_UPLOAD } from '../../helpers/codeLists';
 import { chunk } from '../../helpers/lists';
 import { invalidInput } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';

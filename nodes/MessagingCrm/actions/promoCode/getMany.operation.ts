@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { CODES_PAGE_MAX } from '../../helpers/types';
+import { CODES_PAGE_MAX } from '../../helpers/bounds';
 import { paths } from '../../transport/paths';
 import { pagesByOffset } from '../../transport/paging';
 import { limitOf, returnAllOrLimit } from '../../shared/descriptions';

@@ -4,7 +4,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { isClosed } from '../../helpers/types';
+import { isClosed } from '../../helpers/apiShapes';
 import type { Emitted, TriggerState } from '../state';
 
 export const DEAL_EVENTS = ['dealCreated', 'dealMoved', 'dealWon', 'dealLost'] as const;

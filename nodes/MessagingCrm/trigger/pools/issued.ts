@@ -1,7 +1,7 @@
 /** Code Issued to a Customer: each watched pool's issued codes, read on from where the last poll stopped. */
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
-import { CODES_PAGE_MAX } from '../../helpers/types';
+import { CODES_PAGE_MAX } from '../../helpers/bounds';
 import { issuedCodes, lastIssuedCode } from '../../shared/reads';
 import type { Emitted } from '../state';
 import type { IssuedProgress, PoolSnapshot } from './state';

@@ -4,7 +4,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { CODES_PAGE_MAX } from '../../helpers/types';
+import { CODES_PAGE_MAX } from '../../helpers/bounds';
 import type { Emitted, TriggerState } from '../state';
 
 export const POOL_EVENTS = [

@@ -1,4 +1,4 @@
-/** Response shapes of the API (api-spec: Resources and their fields). */
+/** Response shapes of the API (api-spec: Resources and their fields), and what a deal's status means. */
 
 export interface Agent {
 	id: string;
@@ -21,9 +21,6 @@ export interface Pipeline {
 	is_default: boolean;
 	stages: Stage[];
 }
-
-/** The largest page of a pool's codes the API gives (`limit` 1 to 500). */
-export const CODES_PAGE_MAX = 500;
 
 /** A deal status that is won or lost; any other is active. */
 export function isClosed(status: unknown): boolean {

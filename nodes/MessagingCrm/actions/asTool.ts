@@ -6,9 +6,9 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { runsAsTool } from '../helpers/tool';
+import { runsAsTool } from '../helpers/runsAsTool';
 import { apiFailureOf } from '../transport/errors';
-import { errorItem } from './errors';
+import { errorItem } from './errorItems';
 import type { Operation } from './node.type';
 
 /** The type of n8n's MCP Server Trigger, in n8n's LangChain package, whatever its prefix. */
