@@ -143,7 +143,7 @@ describe('Pacer', () => {
 			{ limit: 1, remaining: 0, resetAt: NOW + 8000, resetEpoch: true, serverDate: NOW - 2000 },
 			NOW,
 		);
-		expect(pacer.resetAt).toBe(NOW + 10_000 + RESET_MARGIN_MS);
+		expect(pacer.probeDueAt).toBe(NOW + 10_000 + RESET_MARGIN_MS);
 	});
 
 	it('never takes more than its share of the limit in a window', () => {
@@ -216,7 +216,7 @@ describe('what the pacer must not learn from (found by a read of the change)', (
 		expect(pacer.reserve(later)).toBe(0);
 		pacer.observe({ limit: 120, remaining: 0, resetAt: later + 60_000 }, later + 10);
 		// The next reset is probed when it comes, not four minutes after it.
-		expect(pacer.resetAt).toBeLessThanOrEqual(later + 60_000 + 1000);
+		expect(pacer.probeDueAt).toBeLessThanOrEqual(later + 60_000 + 1000);
 		expect(pacer.reserve(later + 60_000 + 1000)).toBe(0);
 	});
 
@@ -299,7 +299,7 @@ describe('the pacer shares the key (a model, simulated time)', () => {
 		const original = Pacer.prototype.reserve;
 		try {
 			Pacer.prototype.reserve = function (this: Pacer, now: number): number {
-				const at = this.resetAt;
+				const at = this.probeDueAt;
 				if (at !== undefined && now < at && this.remaining === 0) return at - now;
 				return 0;
 			};
