@@ -98,6 +98,25 @@ describe('at the limit when alone: the tail of a run is not spread', () => {
 		const result = runModel(API, [{ items: 300, share: 0.5 }]);
 		expect(Math.max(...perWindow(result.log))).toBeLessThanOrEqual(60);
 	});
+	it.each([
+		['a delta reset rounded down to whole seconds', { reset: 'floor' }],
+		['an epoch reset 2 s slow, no Date', { reset: 'epoch', clockBehindS: 2, date: 'none' }],
+		['epoch milliseconds 2 s slow, no Date', { reset: 'epoch-ms', clockBehindS: 2, date: 'none' }],
+	] as Array<[string, Partial<ServerModel>]>)(
+		'at 50 %, with %s (the reset comes early): a probe met by the old window starts none, at most 60 and three probes per window, none answered 429',
+		(_, variant) => {
+			// The probe of an announced reset that is early meets the old window with the half the
+			// pacer left in it: Remaining lower, the same reset. Taken as a new window, the pacer took
+			// much of the other half at once (93 to 120 in a window) and met 429s.
+			const result = runModel({ ...API, ...variant, retryAfter: false }, [
+				{ items: 360, share: 0.5 },
+			]);
+			console.log(`50 %, ${_}: ${perWindow(result.log).join(', ')} per window`);
+			expect(lost(result)).toBe(0);
+			expect(refused(result)).toBe(0);
+			expect(Math.max(...perWindow(result.log))).toBeLessThanOrEqual(63);
+		},
+	);
 });
 
 describe('fair when shared', () => {

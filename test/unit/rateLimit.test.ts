@@ -143,7 +143,7 @@ describe('Pacer', () => {
 			{ limit: 1, remaining: 0, resetAt: NOW + 8000, resetEpoch: true, serverDate: NOW - 2000 },
 			NOW,
 		);
-		expect(pacer.resetAt).toBe(NOW + 10_000 + RESET_MARGIN_MS);
+		expect(pacer.probeDueAt).toBe(NOW + 10_000 + RESET_MARGIN_MS);
 	});
 
 	it('never takes more than its share of the limit in a window', () => {
@@ -157,6 +157,53 @@ describe('Pacer', () => {
 			}
 		}
 		expect(sent).toBe(30);
+	});
+
+	it('a probe answered by the old window (its reset announced early, slots left under Share) starts no window: the next probe goes a step later', () => {
+		// 10 per 1.5 s in fixed windows, each starting at the first request after the last ended. The
+		// server's clock is 500 ms slow and it sends no Date: every reset it announces (epoch ms)
+		// comes 500 ms before its counter starts over. At Share 0.5 the pacer leaves 5 slots of each
+		// window, so the probe of the announced reset is answered 200 by the old window, with less
+		// Remaining than before and the same reset.
+		const limit = 10;
+		const windowMs = 1500;
+		let start: number | undefined;
+		let count = 0;
+		const serve = (t: number) => {
+			if (start === undefined || t >= start + windowMs) {
+				start = t;
+				count = 0;
+			}
+			const ok = count < limit;
+			if (ok) count++;
+			const reading = { limit, remaining: limit - count, resetAt: start + windowMs - 500 };
+			return { ok, reading: { ...reading, resetEpoch: true }, started: start };
+		};
+		const pacer = new Pacer();
+		const sent: Array<{ at: number; answeredAt: number; ok: boolean; window: number }> = [];
+		for (let t = NOW; t < NOW + 2200;) {
+			const wait = pacer.reserve(t, 0.5);
+			if (wait > 0) {
+				t += wait;
+				continue;
+			}
+			const { ok, reading, started } = serve(t + 5);
+			pacer.observe(reading, t + 10, ok ? undefined : {});
+			sent.push({ at: t, answeredAt: t + 10, ok, window: started });
+			t += 10;
+		}
+		const firstWindow = sent.filter((s) => s.window === NOW + 5);
+		// Its part (5) before the announced reset (NOW + 1000), then one probe, met by the old window.
+		expect(firstWindow.filter((s) => s.at < NOW + 1000)).toHaveLength(5);
+		expect(firstWindow).toHaveLength(6);
+		const probe = firstWindow[5];
+		expect(probe.at).toBeGreaterThanOrEqual(NOW + 1000 + RESET_MARGIN_MS);
+		// Not a new window: nothing more until the next probe, a step after that answer
+		// (ServerWindow.nextProbe; no window length seen yet: the API's 60 s, so 1 s), which finds the
+		// real one and lets the rest of the part go.
+		expect(sent[6].at).toBe(probe.answeredAt + probeStepMs(0, 60_000));
+		expect(sent.slice(6).map((s) => s.window)).toEqual(Array(5).fill(sent[6].at + 5));
+		expect(sent.filter((s) => !s.ok)).toEqual([]);
 	});
 });
 
@@ -216,7 +263,7 @@ describe('what the pacer must not learn from (found by a read of the change)', (
 		expect(pacer.reserve(later)).toBe(0);
 		pacer.observe({ limit: 120, remaining: 0, resetAt: later + 60_000 }, later + 10);
 		// The next reset is probed when it comes, not four minutes after it.
-		expect(pacer.resetAt).toBeLessThanOrEqual(later + 60_000 + 1000);
+		expect(pacer.probeDueAt).toBeLessThanOrEqual(later + 60_000 + 1000);
 		expect(pacer.reserve(later + 60_000 + 1000)).toBe(0);
 	});
 
@@ -299,7 +346,7 @@ describe('the pacer shares the key (a model, simulated time)', () => {
 		const original = Pacer.prototype.reserve;
 		try {
 			Pacer.prototype.reserve = function (this: Pacer, now: number): number {
-				const at = this.resetAt;
+				const at = this.probeDueAt;
 				if (at !== undefined && now < at && this.remaining === 0) return at - now;
 				return 0;
 			};

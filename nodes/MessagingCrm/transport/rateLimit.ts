@@ -83,8 +83,11 @@ export class Pacer {
 		return this.server.offset;
 	}
 
-	/** When the current window's reset is to be probed (this host's clock), if one is known. */
-	get resetAt(): number | undefined {
+	/**
+	 * When the current window's reset is to be probed (this host's clock), if a window is known: not
+	 * the reset the server announced (see ServerWindow.probeStart).
+	 */
+	get probeDueAt(): number | undefined {
 		return this.server.window === undefined ? undefined : this.probeStart();
 	}
 
