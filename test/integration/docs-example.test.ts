@@ -2,8 +2,8 @@
  * docs/architecture.md's worked example ("adding an endpoint"), followed as a reader follows it:
  * its numbered steps are read from the doc (the file each names, its code block or the code at
  * its end, and the array it names), made in a private scratch copy of the tracked tree, and the
- * copy must then pass what `npm test` runs on it: the format check of the files made or changed,
- * the lint, the build, the type check, and the docs test (the operations tables and the README's
+ * copy must then pass what `npm test` runs on it: the format check and lint of the files made or
+ * changed, the build, the type check, and the docs test (the operations tables and the README's
  * length). The built node must offer the new operation, and a re-run of it against the sandbox
  * must find its key's stored answer. Nothing of the example is written here: a change to the doc
  * is a change to what is tested.
