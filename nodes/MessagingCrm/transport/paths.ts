@@ -5,10 +5,10 @@
 import { pathSegment } from '../helpers/url';
 
 /**
- * What follows a record's path: nothing (the record), or one of its endpoints. The API's are
- * `/customers/{id}` + conversations, deals, merge, messages, messengers, stage, variables;
- * `/deals/{id}` + close, variables; `/promo-pools/{id}` + codes, codes/revoke. A new one needs no
- * edit here (a path the API does not have fails against the sandbox, which has only the spec's).
+ * What follows a record's path: nothing (the record), or one of its endpoints (`'/merge'`,
+ * `'/codes/revoke'`), written where an operation calls the builder. Any sub-path is taken, so a new
+ * endpoint needs no edit here and no list of them is kept here to drift: a path the API does not
+ * have fails against the sandbox, which has only the spec's.
  */
 type SubPath = '' | `/${string}`;
 
