@@ -2,6 +2,13 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { invalidInput } from '../helpers/validate';
 
+/** A hint in the output pane before the node has run (n8n's node hints). */
+export interface PanelHint {
+	message: string;
+	/** An expression body over `$parameter`, true where the hint applies. */
+	when: string;
+}
+
 /** "Return All" and "Limit", for list operations. */
 export const returnAllOrLimit: INodeProperties[] = [
 	{
