@@ -6,7 +6,8 @@ import type {
 
 import { optionalEmail, optionalPhone, optionalText } from '../helpers/bounds';
 import type { NodeContext } from '../helpers/validate';
-import { invalidInput, isUuid, itemError, UUID_PATTERN } from '../helpers/validate';
+import { invalidInput, isUuid, itemError } from '../helpers/validate';
+import { uuidModeFields } from './descriptions';
 import type { LookupQuery } from './reads';
 import { lookupCustomer } from './reads';
 
@@ -23,17 +24,9 @@ export const customerLocator: INodeProperties = {
 			displayName: 'By ID',
 			name: 'id',
 			type: 'string',
-			placeholder: 'e.g. 3f1c0a52-5d2e-4a7b-9c41-0e8d2b6f7a10',
-			validation: [
-				{
-					type: 'regex',
-					properties: {
-						regex: UUID_PATTERN,
-						errorMessage:
-							'Not a customer ID (a UUID): to find a customer, switch By ID to By Phone, By Email or By Messenger',
-					},
-				},
-			],
+			...uuidModeFields(
+				'Not a customer ID (a UUID): to find a customer, switch By ID to By Phone, By Email or By Messenger',
+			),
 		},
 		{ displayName: 'By Phone', name: 'phone', type: 'string', placeholder: 'e.g. +15551234567' },
 		{

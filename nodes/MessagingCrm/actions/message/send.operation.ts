@@ -6,10 +6,10 @@ import type {
 	NodeExecutionHint,
 } from 'n8n-workflow';
 
-import { invalidInput, itemError, uuidParam } from '../../helpers/validate';
+import { invalidInput, itemError } from '../../helpers/validate';
 import { apiFailureOf } from '../../transport/errors';
 import { apiRequest, isReplayed } from '../../transport/request';
-import { agentSelect } from '../../shared/descriptions';
+import { agentSelect, optionalAgentId } from '../../shared/descriptions';
 import { customerLocator, resolveCustomerId } from '../../shared/customer';
 import {
 	customKey,
@@ -229,13 +229,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const content = this.getNodeParameter('content', itemIndex, 'text') as string;
 	const body: IDataObject = {
 		messenger_type: messengerType,
-		agent_id: uuidParam(
-			this,
-			this.getNodeParameter('agentId', itemIndex, ''),
-			itemIndex,
-			'Agent',
-			false,
-		),
+		agent_id: optionalAgentId(this, itemIndex),
 		pause_agent: this.getNodeParameter('pauseAgent', itemIndex, false) as boolean,
 	};
 	if (content === 'template') {
