@@ -1,8 +1,14 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	NodeApiError,
+	NodeOperationError,
+} from 'n8n-workflow';
 
-import { itemError } from '../helpers/validate';
 import { apiFailureOf } from '../transport/errors';
+
+/** Beneath the floors (helpers/validate.ts), so that shared/ turns errors into the item's the same way. */
+export { asNodeError } from '../helpers/validate';
 
 /**
  * The error item "Continue on fail" puts out for a failed input item. Only `error` and `details`
@@ -40,18 +46,4 @@ export function logFailure(ctx: IExecuteFunctions, error: NodeApiError | NodeOpe
 	}
 	const status = failure.status === undefined ? '' : ` (HTTP ${failure.status})`;
 	ctx.logger?.warn(`${where} failed: ${failure.code}${status}: ${failure.message}`, meta);
-}
-
-/** Unexpected errors still leave as n8n errors naming the item; nothing crashes untyped. */
-export function asNodeError(
-	ctx: IExecuteFunctions,
-	error: unknown,
-	itemIndex: number,
-): NodeApiError | NodeOperationError {
-	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
-		if (error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
-		return error;
-	}
-	const message = error instanceof Error ? error.message : String(error);
-	return itemError(ctx.getNode(), itemIndex, message);
 }

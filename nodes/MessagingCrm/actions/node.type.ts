@@ -6,6 +6,11 @@ import type {
 	NodeExecutionHint,
 } from 'n8n-workflow';
 
+import type { PanelHint } from '../shared/descriptions';
+
+// Defined beneath actions/ (shared/idempotency.ts makes one); operations take it from here.
+export type { PanelHint } from '../shared/descriptions';
+
 /**
  * An operation's entry in its resource's Operation dropdown. Its value is the operation's key in
  * its resource file (`export * as <key>`): the registry stamps it, and the fields' display options.
@@ -53,13 +58,6 @@ export interface Operation {
 	hints?(this: IExecuteFunctions, output: INodeExecutionData[]): NodeExecutionHint[];
 	/** What the output pane says before a run, while `when` holds (the registry adds the operation). */
 	panelHint?: PanelHint;
-}
-
-/** A hint in the output pane before the node has run (n8n's node hints). */
-export interface PanelHint {
-	message: string;
-	/** An expression body over `$parameter`, true where the hint applies. */
-	when: string;
 }
 
 /** A resource: its name in the Resource dropdown, its default operation, and its operations. */

@@ -51,12 +51,13 @@ function checkRateShare(ctx: IExecuteFunctions): void {
 }
 
 /**
- * Runs one unit of work (an item, or a group of items) and pairs what it returns; a failure
- * becomes exactly one error item paired the same way, or stops the node without Continue on fail
- * (as an AI Agent's tool, the error item is the tool's answer; for an MCP client it is thrown: see
- * tool.ts).
+ * Settles one unit of work (an item, or a group of items) into output items: what it returns,
+ * paired; a failure becomes exactly one error item paired the same way, or stops the node without
+ * Continue on fail (as an AI Agent's tool, the error item is the tool's answer; for an MCP client
+ * it is thrown: see tool.ts). One call per unit, whatever HTTP tries (the transport's attempts) it
+ * made.
  */
-async function attempt(
+async function settle(
 	ctx: IExecuteFunctions,
 	firstItem: number,
 	pairedItem: IPairedItemData | IPairedItemData[],
@@ -87,7 +88,7 @@ async function runItems(
 		const results = await Promise.all(
 			indexes.map(
 				async (i) =>
-					await attempt(ctx, i, { item: i }, async () => await operation.execute.call(ctx, i)),
+					await settle(ctx, i, { item: i }, async () => await operation.execute.call(ctx, i)),
 			),
 		);
 		for (const result of results) output.push(...result);
@@ -105,7 +106,7 @@ async function runGroups(
 	const groups = new Map<string, { parts: unknown[]; items: number[] }>();
 	for (let i = 0; i < count; i++) {
 		output.push(
-			...(await attempt(ctx, i, { item: i }, async () => {
+			...(await settle(ctx, i, { item: i }, async () => {
 				const { key, part } = await grouping.prepare.call(ctx, i);
 				const group = groups.get(key) ?? { parts: [], items: [] };
 				group.parts.push(part);
@@ -117,7 +118,7 @@ async function runGroups(
 	}
 	for (const [key, { parts, items }] of groups) {
 		output.push(
-			...(await attempt(
+			...(await settle(
 				ctx,
 				items[0],
 				items.map((item) => ({ item })),

@@ -1,5 +1,5 @@
 import type { IExecuteFunctions, INode } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { isDotSegment } from './url';
 
@@ -26,6 +26,20 @@ export function itemError(
 		itemIndex,
 		...(fix ? { description: fix } : {}),
 	});
+}
+
+/** Unexpected errors still leave as n8n errors naming the item; nothing crashes untyped. */
+export function asNodeError(
+	ctx: NodeContext,
+	error: unknown,
+	itemIndex: number,
+): NodeApiError | NodeOperationError {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+		if (error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
+		return error;
+	}
+	const message = error instanceof Error ? error.message : String(error);
+	return itemError(ctx.getNode(), itemIndex, message);
 }
 
 /** A local validation failure, always naming the item, the field and the fix. */

@@ -4,9 +4,10 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { optionalEmail, optionalPhone } from '../helpers/bounds';
+import { optionalEmail, optionalPhone, optionalText } from '../helpers/bounds';
 import type { NodeContext } from '../helpers/validate';
-import { invalidInput, isUuid, itemError, UUID_PATTERN } from '../helpers/validate';
+import { invalidInput, isUuid, itemError } from '../helpers/validate';
+import { uuidModeFields } from './descriptions';
 import type { LookupQuery } from './reads';
 import { lookupCustomer } from './reads';
 
@@ -23,17 +24,9 @@ export const customerLocator: INodeProperties = {
 			displayName: 'By ID',
 			name: 'id',
 			type: 'string',
-			placeholder: 'e.g. 3f1c0a52-5d2e-4a7b-9c41-0e8d2b6f7a10',
-			validation: [
-				{
-					type: 'regex',
-					properties: {
-						regex: UUID_PATTERN,
-						errorMessage:
-							'Not a customer ID (a UUID): to find a customer, switch By ID to By Phone, By Email or By Messenger',
-					},
-				},
-			],
+			...uuidModeFields(
+				'Not a customer ID (a UUID): to find a customer, switch By ID to By Phone, By Email or By Messenger',
+			),
 		},
 		{ displayName: 'By Phone', name: 'phone', type: 'string', placeholder: 'e.g. +15551234567' },
 		{
@@ -172,4 +165,63 @@ export async function resolveRef(
 		);
 	}
 	return customer.id;
+}
+
+/** One row of Create or Update's Messengers field, as the node's parameters hold it. */
+export type MessengerRow = { type?: string; id?: string | number; username?: string };
+
+/** A customer's messenger identities from the Messengers rows, each checked before any request. */
+export function readMessengers(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	parameter = 'messengersUi',
+): Array<{ type: string; id: string; username?: string }> {
+	const rows =
+		(ctx.getNodeParameter(parameter, itemIndex, {}) as { messenger?: MessengerRow[] }).messenger ??
+		[];
+	return rows.map((row, i) => {
+		const id = optionalText(
+			ctx,
+			itemIndex,
+			`Messengers → row ${i + 1} → ID in the Messenger`,
+			row.id,
+			255,
+		);
+		if (!id)
+			throw invalidInput(
+				ctx.getNode(),
+				itemIndex,
+				`Messengers → row ${i + 1} → ID in the Messenger`,
+				'is empty',
+				"Enter the customer's ID in that messenger, or remove the row.",
+			);
+		const type = optionalText(ctx, itemIndex, `Messengers → row ${i + 1} → Type`, row.type, 50);
+		if (!type)
+			throw invalidInput(
+				ctx.getNode(),
+				itemIndex,
+				`Messengers → row ${i + 1} → Type`,
+				'is empty',
+				'Pick the messenger type.',
+			);
+		const username = optionalText(
+			ctx,
+			itemIndex,
+			`Messengers → row ${i + 1} → Username`,
+			row.username,
+			255,
+		);
+		return { type, id, ...(username ? { username } : {}) };
+	});
+}
+
+/** Tags as a comma-separated text or a mapped list: trimmed, empty ones dropped; undefined for neither. */
+export function tagsOf(value: unknown): string[] | undefined {
+	if (Array.isArray(value)) return value.map((t) => String(t).trim()).filter(Boolean);
+	if (typeof value === 'string' && value.trim())
+		return value
+			.split(',')
+			.map((t) => t.trim())
+			.filter(Boolean);
+	return undefined;
 }

@@ -4,7 +4,7 @@ import { LIMITS, optionalText } from '../helpers/bounds';
 import { itemError, uuidParam } from '../helpers/validate';
 import { isClosed } from '../helpers/apiShapes';
 import { customerDeals } from './reads';
-import { pipelineSelect } from './descriptions';
+import { optionalAgentId, pipelineSelect } from './descriptions';
 import { customerLocator, resolveCustomerId } from './customer';
 
 /**
@@ -74,13 +74,7 @@ export async function resolveDealId(ctx: IExecuteFunctions, itemIndex: number): 
 /** Agent, pipeline and stage code as the fields agentId, pipelineId and stageCode give them, checked. */
 export function placementOf(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
 	return {
-		agent_id: uuidParam(
-			ctx,
-			ctx.getNodeParameter('agentId', itemIndex, ''),
-			itemIndex,
-			'Agent',
-			false,
-		),
+		agent_id: optionalAgentId(ctx, itemIndex),
 		pipeline_id: uuidParam(
 			ctx,
 			ctx.getNodeParameter('pipelineId', itemIndex, ''),
@@ -96,4 +90,15 @@ export function placementOf(ctx: IExecuteFunctions, itemIndex: number): IDataObj
 			LIMITS.stageCode,
 		),
 	};
+}
+
+/** The Reason of a deal's close or stage move, checked (the API keeps up to 500 characters); undefined when empty. */
+export function reasonOf(ctx: IExecuteFunctions, itemIndex: number): string | undefined {
+	return optionalText(
+		ctx,
+		itemIndex,
+		'Reason',
+		ctx.getNodeParameter('reason', itemIndex, ''),
+		LIMITS.closeReason,
+	);
 }

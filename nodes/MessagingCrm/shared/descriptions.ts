@@ -1,6 +1,26 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties, INodePropertyMode } from 'n8n-workflow';
 
-import { invalidInput } from '../helpers/validate';
+import { invalidInput, UUID_PATTERN, uuidParam } from '../helpers/validate';
+
+/** A hint in the output pane before the node has run (n8n's node hints). */
+export interface PanelHint {
+	message: string;
+	/** An expression body over `$parameter`, true where the hint applies. */
+	when: string;
+}
+
+/**
+ * What a resource locator's By ID mode of a UUID adds to its name: the example ID and the editor's
+ * check, `errorMessage` when the value is not one. The mode itself stays a literal under `modes`:
+ * anywhere else n8n's linter takes an object with displayName, name and type for a field, and asks
+ * for a default (node-param-default-missing).
+ */
+export const uuidModeFields = (
+	errorMessage: string,
+): Pick<INodePropertyMode, 'placeholder' | 'validation'> => ({
+	placeholder: 'e.g. 3f1c0a52-5d2e-4a7b-9c41-0e8d2b6f7a10',
+	validation: [{ type: 'regex', properties: { regex: UUID_PATTERN, errorMessage } }],
+});
 
 /** "Return All" and "Limit", for list operations. */
 export const returnAllOrLimit: INodeProperties[] = [
@@ -86,6 +106,11 @@ export const agentSelect = (
 		'The agent (bot or channel) of the company. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 	...overrides,
 });
+
+/** The agent an agentSelect field names, checked (a UUID) before any request; undefined when empty. */
+export function optionalAgentId(ctx: IExecuteFunctions, itemIndex: number): string | undefined {
+	return uuidParam(ctx, ctx.getNodeParameter('agentId', itemIndex, ''), itemIndex, 'Agent', false);
+}
 
 /**
  * A pipeline dropdown; `ofAgent`: limited to the agent picked in the same node (for a node that

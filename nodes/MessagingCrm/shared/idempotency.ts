@@ -10,7 +10,7 @@ import { perRun } from '../helpers/perRun';
 import { invalidInput } from '../helpers/validate';
 import { eventOf, lineageLostAt, triggerNames } from './event';
 import { runsAsTool } from '../helpers/runsAsTool';
-import type { PanelHint } from '../actions/node.type';
+import type { PanelHint } from './descriptions';
 
 /**
  * How the default Idempotency-Key is made. `input` (the default; the value saved workflows hold):

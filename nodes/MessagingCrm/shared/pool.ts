@@ -5,7 +5,8 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { UUID_PATTERN, uuidParam } from '../helpers/validate';
+import { uuidParam } from '../helpers/validate';
+import { uuidModeFields } from './descriptions';
 
 /** A pool in words: "VIP gifts: 2 left of 10, low at 3". */
 export function poolLabel(pool: IDataObject): string {
@@ -31,13 +32,7 @@ export const poolLocator: INodeProperties = {
 			displayName: 'By ID',
 			name: 'id',
 			type: 'string',
-			placeholder: 'e.g. 3f1c0a52-5d2e-4a7b-9c41-0e8d2b6f7a10',
-			validation: [
-				{
-					type: 'regex',
-					properties: { regex: UUID_PATTERN, errorMessage: 'Not a pool ID (a UUID)' },
-				},
-			],
+			...uuidModeFields('Not a pool ID (a UUID)'),
 		},
 	],
 };

@@ -1,8 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
-import { agentSelect } from '../../shared/descriptions';
+import { agentSelect, optionalAgentId } from '../../shared/descriptions';
 import { customerLocator, resolveCustomerId } from '../../shared/customer';
 import type { OperationOption } from '../node.type';
 import { paths } from '../../transport/paths';
@@ -28,13 +27,7 @@ export const option: OperationOption = {
 };
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const agentId = uuidParam(
-		this,
-		this.getNodeParameter('agentId', itemIndex, ''),
-		itemIndex,
-		'Agent',
-		false,
-	);
+	const agentId = optionalAgentId(this, itemIndex);
 	const customerId = await resolveCustomerId(this, itemIndex);
 	const { status, body } = await apiRequest<IDataObject>(this, {
 		method: 'POST',

@@ -10,6 +10,7 @@ import { LIMITS, optionalEmail, optionalPhone, optionalText } from '../../helper
 import { invalidInput, itemError } from '../../helpers/validate';
 import { apiRequest, isReplayed } from '../../transport/request';
 import { agentSelect, pipelineSelect, stageCodeSelect } from '../../shared/descriptions';
+import { readMessengers, tagsOf } from '../../shared/customer';
 
 import {
 	customKey,
@@ -221,8 +222,6 @@ export function hints(this: IExecuteFunctions, output: INodeExecutionData[]): No
 	return repeatHints(this, output, UPSERT_WORDS);
 }
 
-type MessengerRow = { type?: string; id?: string | number; username?: string };
-
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const node = this.getNode();
 	const extra = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
@@ -238,43 +237,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		'Email',
 		this.getNodeParameter('email', itemIndex, ''),
 	);
-	const rows =
-		(this.getNodeParameter('messengersUi', itemIndex, {}) as { messenger?: MessengerRow[] })
-			.messenger ?? [];
-	const messengers = rows.map((row, i) => {
-		const id = optionalText(
-			this,
-			itemIndex,
-			`Messengers → row ${i + 1} → ID in the Messenger`,
-			row.id,
-			255,
-		);
-		if (!id)
-			throw invalidInput(
-				node,
-				itemIndex,
-				`Messengers → row ${i + 1} → ID in the Messenger`,
-				'is empty',
-				"Enter the customer's ID in that messenger, or remove the row.",
-			);
-		const type = optionalText(this, itemIndex, `Messengers → row ${i + 1} → Type`, row.type, 50);
-		if (!type)
-			throw invalidInput(
-				node,
-				itemIndex,
-				`Messengers → row ${i + 1} → Type`,
-				'is empty',
-				'Pick the messenger type.',
-			);
-		const username = optionalText(
-			this,
-			itemIndex,
-			`Messengers → row ${i + 1} → Username`,
-			row.username,
-			255,
-		);
-		return { type, id, ...(username ? { username } : {}) };
-	});
+	const messengers = readMessengers(this, itemIndex);
 	if (!phone && !email && messengers.length === 0) {
 		throw itemError(
 			node,
@@ -293,13 +256,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			'Use a code such as en, de or es.',
 		);
 	}
-	let tags: string[] | undefined;
-	if (Array.isArray(extra.tags)) tags = extra.tags.map((t) => String(t).trim()).filter(Boolean);
-	else if (typeof extra.tags === 'string' && extra.tags.trim())
-		tags = extra.tags
-			.split(',')
-			.map((t) => t.trim())
-			.filter(Boolean);
+	const tags = tagsOf(extra.tags);
 
 	const body: IDataObject = {
 		full_name: optionalText(this, itemIndex, 'Full Name', extra.fullName, LIMITS.fullName),

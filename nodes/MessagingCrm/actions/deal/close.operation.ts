@@ -1,9 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { LIMITS, optionalText } from '../../helpers/bounds';
 import { invalidInput } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
-import { dealSelector, resolveDealId } from '../../shared/deal';
+import { dealSelector, reasonOf, resolveDealId } from '../../shared/deal';
 import type { OperationOption } from '../node.type';
 import { paths } from '../../transport/paths';
 
@@ -39,13 +38,7 @@ export const option: OperationOption = {
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const body: IDataObject = {
 		status: this.getNodeParameter('closeStatus', itemIndex, 'won') as string,
-		reason: optionalText(
-			this,
-			itemIndex,
-			'Reason',
-			this.getNodeParameter('reason', itemIndex, ''),
-			LIMITS.closeReason,
-		),
+		reason: reasonOf(this, itemIndex),
 	};
 	if (body.status !== 'won' && body.status !== 'lost') {
 		throw invalidInput(

@@ -5,6 +5,7 @@ import { invalidInput, uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
 import { pipelineSelect, stageCodeSelect } from '../../shared/descriptions';
 import { customerLocator, resolveCustomerId } from '../../shared/customer';
+import { reasonOf } from '../../shared/deal';
 import type { OperationOption } from '../node.type';
 import { paths } from '../../transport/paths';
 
@@ -64,13 +65,7 @@ export const option: OperationOption = {
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const body: IDataObject = {
-		reason: optionalText(
-			this,
-			itemIndex,
-			'Reason',
-			this.getNodeParameter('reason', itemIndex, ''),
-			LIMITS.closeReason,
-		),
+		reason: reasonOf(this, itemIndex),
 	};
 	if (this.getNodeParameter('stageBy', itemIndex, 'code') === 'id') {
 		body.stage_id = uuidParam(

@@ -1,8 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { uuidParam } from '../../helpers/validate';
 import { listPools } from '../../shared/reads';
-import { agentSelect, limitOf, returnAllOrLimit } from '../../shared/descriptions';
+import { agentSelect, limitOf, optionalAgentId, returnAllOrLimit } from '../../shared/descriptions';
 import type { OperationOption } from '../node.type';
 
 /** Its fields. */
@@ -26,13 +25,7 @@ export const option: OperationOption = {
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const limit = limitOf(this, itemIndex);
-	const agentId = uuidParam(
-		this,
-		this.getNodeParameter('agentId', itemIndex, ''),
-		itemIndex,
-		'Agent',
-		false,
-	);
+	const agentId = optionalAgentId(this, itemIndex);
 	const { pools } = await listPools(this, { agentId, itemIndex });
 	return pools.slice(0, limit);
 }

@@ -1,11 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { jsonParse } from 'n8n-workflow';
 
-import { invalidInput, uuidParam } from '../../helpers/validate';
+import { invalidInput } from '../../helpers/validate';
 import { listTemplates } from '../../shared/reads';
 import { paths } from '../../transport/paths';
 import { apiRequest, failureError } from '../../transport/request';
-import { agentSelect } from '../../shared/descriptions';
+import { agentSelect, optionalAgentId } from '../../shared/descriptions';
 import type { OperationOption } from '../node.type';
 
 /** Its fields. */
@@ -225,13 +225,7 @@ function components(ctx: IExecuteFunctions, itemIndex: number): IDataObject[] {
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const node = this.getNode();
-	const agentId = uuidParam(
-		this,
-		this.getNodeParameter('agentId', itemIndex, ''),
-		itemIndex,
-		'Agent',
-		false,
-	);
+	const agentId = optionalAgentId(this, itemIndex);
 	const name = String(this.getNodeParameter('name', itemIndex, '') ?? '').trim();
 	if (!/^[a-z0-9_]+$/.test(name)) {
 		throw invalidInput(

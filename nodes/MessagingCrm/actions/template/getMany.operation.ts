@@ -1,8 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { uuidParam } from '../../helpers/validate';
 import { listTemplates } from '../../shared/reads';
-import { agentSelect, limitOf, returnAllOrLimit } from '../../shared/descriptions';
+import { agentSelect, limitOf, optionalAgentId, returnAllOrLimit } from '../../shared/descriptions';
 import type { OperationOption } from '../node.type';
 
 /** Its fields. */
@@ -39,13 +38,7 @@ export const option: OperationOption = {
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const limit = limitOf(this, itemIndex);
-	const agentId = uuidParam(
-		this,
-		this.getNodeParameter('agentId', itemIndex, ''),
-		itemIndex,
-		'Agent',
-		false,
-	);
+	const agentId = optionalAgentId(this, itemIndex);
 	const statuses = this.getNodeParameter('templateStatus', itemIndex, []) as string[];
 	const templates = (await listTemplates(this, { agentId, itemIndex })).filter(
 		(t) => statuses.length === 0 || statuses.includes(String(t.status)),
