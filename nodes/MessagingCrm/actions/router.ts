@@ -10,7 +10,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { asNodeError, errorItem, logFailure } from './errorItems';
 import type { Grouping, Operation } from './node.type';
 import { operationOf } from './resources';
-import { rateShareOf } from '../helpers/rateShare';
+import { pacerSharePercentOf } from '../helpers/pacerShare';
 import { runsAsTool } from '../helpers/runsAsTool';
 import {
 	answersFailure,
@@ -35,8 +35,8 @@ function operationFor(ctx: IExecuteFunctions): Operation {
 }
 
 /** The node's Share of the Rate Limit, checked before any request (the transport reads it). */
-function checkRateShare(ctx: IExecuteFunctions): void {
-	const share = rateShareOf(ctx);
+function checkPacerShare(ctx: IExecuteFunctions): void {
+	const share = pacerSharePercentOf(ctx);
 	if (typeof share !== 'number' || !Number.isFinite(share) || share < 1 || share > 100) {
 		throw new NodeOperationError(
 			ctx.getNode(),
@@ -148,7 +148,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	if (count === 0) return [[]];
 	// Resource and operation take no expressions: one lookup serves every item.
 	const operation = operationFor(this);
-	checkRateShare(this);
+	checkPacerShare(this);
 	const grouping = operation.group;
 	const output = grouping?.applies.call(this)
 		? await runGroups(this, grouping, count)

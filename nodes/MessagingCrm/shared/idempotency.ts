@@ -13,28 +13,35 @@ import { runsAsTool } from '../helpers/runsAsTool';
 import type { PanelHint } from './descriptions';
 
 /**
- * How the default Idempotency-Key is made. `input` (the default; the value saved workflows hold):
+ * Repeat Protection's values. Same Event is stored as `input` (saved workflows hold it; it once
+ * named a key made from the input alone, which the key no longer is).
+ */
+export const REPEAT = { sameEvent: 'input', everyExecution: 'execution' } as const;
+
+/**
+ * How the default Idempotency-Key is made. Same Event (the default):
  * from the event (the trigger item the input item descends from, event.ts), the workflow, the
  * node, its run and the request itself, so that any re-run of the same event (n8n's Retry, the
  * editor, a webhook delivered again) sends nothing twice, while a new event sends, the same words
- * or not. `execution`: from the execution, node, run and item, so that every execution sends,
+ * or not. Every Execution: from the execution, node, run and item, so that every execution sends,
  * identical or not (n8n's Retry then sends again what had gone through).
  */
 export const repeatProtectionOption: INodeProperties = {
 	displayName: 'Repeat Protection',
 	name: 'repeatProtection',
 	type: 'options',
+	// REPEAT.sameEvent, written out: n8n's linter reads a default only as a literal.
 	default: 'input',
 	options: [
 		{
 			name: 'Same Event: Send Once',
-			value: 'input',
+			value: REPEAT.sameEvent,
 			description:
 				"The same event run again within 24 hours (n8n's Retry of a failed execution, the editor on the same trigger data, the same webhook body delivered again) returns the first answer for what went through instead of sending again; an item that was refused is tried anew. A new event (another schedule tick, form submission or webhook body) sends, even the same words.",
 		},
 		{
 			name: 'Every Execution Sends',
-			value: 'execution',
+			value: REPEAT.everyExecution,
 			description:
 				"A key per execution and item: every execution sends, a re-run of the same event too, and so does n8n's Retry of a failed execution for what had gone through",
 		},
@@ -55,7 +62,7 @@ export const idempotencyKeyOption: INodeProperties = {
 
 /** What a derived key is made from. */
 export interface KeySource {
-	/** `input` or `execution` (Repeat Protection). */
+	/** Repeat Protection's value (REPEAT). */
 	protection: unknown;
 	/** The operation, so that two operations of one node never share a key. */
 	purpose: string;
@@ -119,7 +126,7 @@ export function customKey(
  */
 export function derivedKey(ctx: IExecuteFunctions, itemIndex: number, source: KeySource): string {
 	const { workflow, node, runIndex } = runOf(ctx);
-	if (source.protection === 'execution') {
+	if (source.protection === REPEAT.everyExecution) {
 		return digest([workflow, ctx.getExecutionId(), node, runIndex, itemIndex, source.purpose]);
 	}
 	if (runsAsTool(ctx)) {
@@ -241,7 +248,7 @@ function replayHints(
 	const options = (ctx.getNode().parameters.options ?? {}) as IDataObject;
 	const ownKey = typeof options.idempotencyKey === 'string' && options.idempotencyKey.trim() !== '';
 	const protection = options.repeatProtection;
-	if (!ownKey && protection === 'execution') return [];
+	if (!ownKey && protection === REPEAT.everyExecution) return [];
 	const answered = items.filter((i) => i.json.error === undefined);
 	if (answered.length === 0) return [];
 	const marked = answered.filter((i) => i.json.replayed === true).length;

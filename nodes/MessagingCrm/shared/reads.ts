@@ -1,10 +1,9 @@
 /**
- * The reads (and the one chunked write) that actions, the trigger and the dropdowns share: each
- * written once here, so they ask the API the same way everywhere.
+ * The reads that actions, the trigger and the dropdowns share: each written once here, so they ask
+ * the API the same way everywhere. (The one shared write, variables in chunks, is in variables.ts.)
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { chunk } from '../helpers/lists';
 import type { Agent, Pipeline } from '../helpers/apiShapes';
 import { paths } from '../transport/paths';
 import type { RateLimitReading } from '../transport/rateHeaders';
@@ -117,41 +116,6 @@ export async function customerMessengers(
 		itemIndex,
 	});
 	return body.messengers ?? [];
-}
-
-/** The API takes at most this many variables in one call. */
-export const MAX_VARIABLES_PER_CALL = 50;
-
-/** Splits a variables map into requests of at most 50, in order. */
-export function chunkVariables(variables: IDataObject): IDataObject[] {
-	return chunk(Object.entries(variables), MAX_VARIABLES_PER_CALL).map(
-		(entries) => Object.fromEntries(entries) as IDataObject,
-	);
-}
-
-/**
- * PATCH …/variables once per chunk, in order (safe to repeat: the same PATCH gives the same state).
- * Returns the variables after the last call: the final state; empty when there was nothing to send.
- */
-export async function patchVariables(
-	ctx: ApiContext,
-	path: string,
-	chunks: IDataObject[],
-	itemIndex?: number,
-): Promise<IDataObject[]> {
-	let latest: IDataObject[] = [];
-	for (const chunk of chunks) {
-		const { body } = await apiRequest<{ variables?: IDataObject[] }>(ctx, {
-			method: 'PATCH',
-			path,
-			body: { variables: chunk },
-			idempotent: true,
-			scope: 'customers:write',
-			itemIndex,
-		});
-		latest = body.variables ?? [];
-	}
-	return latest;
 }
 
 /** One page of a pool's issued codes (GET /promo-pools/{id}/codes?issued_only=true), in queue order. */

@@ -1,7 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { jsonParse } from 'n8n-workflow';
 
+import { chunk } from '../helpers/lists';
 import { invalidInput } from '../helpers/validate';
+import type { ApiContext } from '../transport/request';
+import { apiRequest } from '../transport/request';
 
 export const VARIABLE_TYPES = [
 	'text',
@@ -289,4 +292,39 @@ export function variablesItem(
 	for (const v of variables)
 		values[String(v.name)] = (v.is_list ? v.value_list : v.value) as IDataObject[keyof IDataObject];
 	return { ...owner, values, variables };
+}
+
+/** The API takes at most this many variables in one call. */
+export const MAX_VARIABLES_PER_CALL = 50;
+
+/** Splits a variables map into requests of at most 50, in order. */
+export function chunkVariables(variables: IDataObject): IDataObject[] {
+	return chunk(Object.entries(variables), MAX_VARIABLES_PER_CALL).map(
+		(entries) => Object.fromEntries(entries) as IDataObject,
+	);
+}
+
+/**
+ * PATCH …/variables once per chunk, in order (safe to repeat: the same PATCH gives the same state).
+ * Returns the variables after the last call: the final state; empty when there was nothing to send.
+ */
+export async function patchVariables(
+	ctx: ApiContext,
+	path: string,
+	chunks: IDataObject[],
+	itemIndex?: number,
+): Promise<IDataObject[]> {
+	let latest: IDataObject[] = [];
+	for (const chunk of chunks) {
+		const { body } = await apiRequest<{ variables?: IDataObject[] }>(ctx, {
+			method: 'PATCH',
+			path,
+			body: { variables: chunk },
+			idempotent: true,
+			scope: 'customers:write',
+			itemIndex,
+		});
+		latest = body.variables ?? [];
+	}
+	return latest;
 }

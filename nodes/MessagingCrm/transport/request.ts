@@ -143,7 +143,7 @@ export async function apiRequest<T = unknown>(
 	request: ApiRequest,
 ): Promise<ApiResponse<T>> {
 	const credentials = await connect(ctx, request);
-	const { baseUrl, pacer, redact, timeoutMs, share } = credentials;
+	const { baseUrl, pacer, redact, timeoutMs, pacerShare } = credentials;
 	const options: IHttpRequestOptions = {
 		method: request.method,
 		url: `${baseUrl}${request.path}`,
@@ -171,7 +171,7 @@ export async function apiRequest<T = unknown>(
 	/** When the first 429 of this request came: 429s are retried for a time, not a count. */
 	let refusedSince: number | undefined;
 	for (;;) {
-		const wait = pacer.reserve(Date.now(), share);
+		const wait = pacer.reserve(Date.now(), pacerShare);
 		if (wait > 0) {
 			// Never longer than a reset the pacer believes (an hour): the pacer is asked again after.
 			await sleep(Math.min(wait, MAX_RESET_AHEAD_MS));

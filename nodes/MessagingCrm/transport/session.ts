@@ -3,7 +3,7 @@ import type { IExecuteFunctions, ILoadOptionsFunctions, IPollFunctions } from 'n
 import { NodeOperationError } from 'n8n-workflow';
 
 import { perRun } from '../helpers/perRun';
-import { rateShareOf } from '../helpers/rateShare';
+import { pacerSharePercentOf } from '../helpers/pacerShare';
 import type { ScopeRequirement } from '../helpers/scopes';
 import { configuredScopes, describeScope, howToGetScope, missingScope } from '../helpers/scopes';
 import { baseUrlProblem, normalizeBaseUrl } from '../helpers/url';
@@ -55,7 +55,7 @@ interface Connection {
 	pacer: Pacer;
 	redact: Redactor;
 	timeoutMs: number;
-	share: number;
+	pacerShare: number;
 }
 
 /** The credential's Timeout (seconds) in milliseconds, within 0.1 s and 300 s; the default when unset. */
@@ -69,9 +69,9 @@ function timeoutOf(seconds: unknown): number {
  * The part of the key's rate limit an action node's run may take per window (its "Share of the
  * Rate Limit"), 0 to 1; dropdowns and the trigger (which has its own budget) take what they need.
  */
-function shareOf(ctx: ApiContext): number {
+function pacerShareOf(ctx: ApiContext): number {
 	if (!('getInputData' in ctx)) return 1;
-	const percent = Number(rateShareOf(ctx as IExecuteFunctions));
+	const percent = Number(pacerSharePercentOf(ctx as IExecuteFunctions));
 	return Number.isFinite(percent) && percent > 0 && percent <= 100 ? percent / 100 : 1;
 }
 
@@ -125,7 +125,7 @@ function credentialsOf(ctx: ApiContext): Promise<Credentialed> {
 				pacer: pacerFor(baseUrl, apiKey),
 				redact: redactor(apiKey),
 				timeoutMs: timeoutOf(credentials.timeoutSeconds),
-				share: shareOf(ctx),
+				pacerShare: pacerShareOf(ctx),
 				scopes: configuredScopes(credentials.scopes),
 				problem: baseUrlProblem(rawBase, credentials.allowPlainHttp === true),
 				refusals: new Map<string, ApiFailure>(),

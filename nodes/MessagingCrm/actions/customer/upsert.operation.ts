@@ -24,10 +24,14 @@ import {
 } from '../../shared/idempotency';
 import { placementOf } from '../../shared/deal';
 import { MESSENGER_ID_HINT, MESSENGER_TYPE_OPTIONS } from '../../shared/messengers';
-import { readVariables, variablesEditor } from '../../shared/variables';
+import {
+	chunkVariables,
+	patchVariables,
+	readVariables,
+	variablesEditor,
+} from '../../shared/variables';
 import type { OperationOption, PanelHint } from '../node.type';
 import { paths } from '../../transport/paths';
-import { chunkVariables, patchVariables } from '../../shared/reads';
 
 /** Its fields. */
 export const description: INodeProperties[] = [

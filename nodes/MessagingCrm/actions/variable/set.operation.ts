@@ -1,8 +1,13 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { invalidInput } from '../../helpers/validate';
-import { chunkVariables, patchVariables } from '../../shared/reads';
-import { readVariables, variablesEditor, variablesItem } from '../../shared/variables';
+import {
+	chunkVariables,
+	patchVariables,
+	readVariables,
+	variablesEditor,
+	variablesItem,
+} from '../../shared/variables';
 import { targetProperties, variablesPath } from './target';
 import type { OperationOption } from '../node.type';
 
