@@ -43,7 +43,14 @@ function mustPass(cwd: string, command: string, args: string[], timeoutMs = 120_
 	// Jest's NODE_ENV=test turns eslint-plugin-n8n-nodes-base's rules to its own test fixtures.
 	delete env.JEST_WORKER_ID;
 	delete env.NODE_ENV;
-	const result = spawnSync(command, args, { cwd, env, encoding: 'utf8', timeout: timeoutMs });
+	// At the lowest priority: Jest's other worker may be timing a pacer against the sandbox's
+	// limiter (transport.test.ts), and a build beside it on two cores made that run late.
+	const result = spawnSync('nice', ['-n', '19', command, ...args], {
+		cwd,
+		env,
+		encoding: 'utf8',
+		timeout: timeoutMs,
+	});
 	if (result.status !== 0)
 		throw new Error(
 			`\`${[command, ...args].join(' ')}\` exited with ${result.status ?? result.signal} in the scratch copy:\n${result.stdout}${result.stderr}${result.error ?? ''}`,
