@@ -28,7 +28,8 @@ export class MessagingCrmTrigger implements INodeType {
 		subtitle,
 		// Short, in the words of n8n's own triggers: the picker shows it under the app's one entry
 		// also after a trigger, where n8n's Telegram and Pipedrive show theirs.
-		description: 'Starts the workflow when Messaging CRM pools, deals or templates change',
+		description:
+			'Starts the workflow when Messaging CRM customers write, or pools, deals or templates change',
 		defaults: { name: 'Messaging CRM Trigger' },
 		polling: true,
 		inputs: [],

@@ -43,7 +43,9 @@ import {
 	importMcpToken,
 	importWorkflows,
 	MCP_WORKFLOW_ID,
+	publishWorkflow,
 	setupOwner,
+	WINDOW_WORKFLOW_ID,
 	workflowIds,
 } from '../e2e/setup';
 import { examplesToImport, readyText } from './examples';
@@ -204,6 +206,7 @@ async function main() {
 			await importCredential(options, { baseUrl: sandboxUrl, apiKey: DEMO_API_KEY });
 			await importMcpToken(options, DEMO_MCP_TOKEN);
 			await importWorkflows(options, examples);
+			await publishWorkflow(options, WINDOW_WORKFLOW_ID);
 			return;
 		}
 		// A home made before an example was added gets that example (and its credential); the
@@ -226,6 +229,8 @@ async function main() {
 		if (missing.some((w) => w.id === MCP_WORKFLOW_ID))
 			await importMcpToken(options, DEMO_MCP_TOKEN);
 		await importWorkflows(options, missing);
+		if (missing.some((w) => w.id === WINDOW_WORKFLOW_ID))
+			await publishWorkflow(options, WINDOW_WORKFLOW_ID);
 	};
 	let url: string;
 	let processes: () => string[];
@@ -286,6 +291,9 @@ async function main() {
 	);
 	say(
 		`"Example 6: MCP server": once published, MCP clients reach its tools at ${url}/mcp/messaging-crm with the bearer token ${DEMO_MCP_TOKEN}.`,
+	);
+	say(
+		'"Example 7: Follow up before the window closes" is published: Eva Novak\'s Facebook window closes 63 minutes after the demo company was made, and it follows up with her once it is an hour away (in a fresh company, about 3 minutes after the start).',
 	);
 	say(
 		'"Example 4: AI agent answers a customer" needs a model: open its OpenAI Chat Model node and create an OpenAI credential (any OpenAI-compatible Base URL works).',

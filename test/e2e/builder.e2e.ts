@@ -145,17 +145,19 @@ async function closeNode(): Promise<void> {
 }
 
 describe(`a no-code builder's first workflow in the editor of n8n ${N8N_VERSION}`, () => {
-	it('the node picker lists every trigger event (pools, deals, templates) and finds the node for "send message"', async () => {
+	it('the node picker lists every trigger event (pools, deals, messengers, templates) and finds the node for "send message"', async () => {
 		await page.goto(`${n8n.url}/workflow/new`, { waitUntil: 'domcontentloaded' });
 		await testId('canvas-add-button').click();
 		await search('Messaging CRM');
 		await item('Messaging CRM').click();
 		const picker = await testId('node-creator').innerText();
-		expect(picker).toContain('Triggers (17)');
+		expect(picker).toContain('Triggers (20)');
 		for (const event of [
 			'On pool became low',
 			'On deal won',
 			'On deal moved to another stage',
+			'On customer wrote',
+			'On window closing soon',
 			'On template approved',
 		])
 			expect(picker).toContain(event);
@@ -186,7 +188,7 @@ describe(`a no-code builder's first workflow in the editor of n8n ${N8N_VERSION}
 		]);
 		expect(await entry('Messaging CRM')).toEqual([
 			'Messaging CRM',
-			'Starts the workflow when Messaging CRM pools, deals or templates change',
+			'Starts the workflow when Messaging CRM customers write, or pools, deals or templates change',
 		]);
 		await shot('picker-after-trigger');
 		await search('send message');

@@ -38,6 +38,7 @@ import {
 	privateLog,
 	publishWorkflow,
 	setupOwner,
+	WINDOW_WORKFLOW_ID,
 } from './setup';
 
 const PORT = 5691;
@@ -116,9 +117,10 @@ beforeAll(async () => {
 	restock.nodes[0].parameters.pollTimes = { item: [{ mode: 'everyMinute' }] };
 	await importWorkflows(options, workflows);
 	await publishWorkflow(options, 'mcrmRestockFlow01');
-	// Example 5 sends to Anna Petrova, one of the demo people.
+	// Example 5 sends to Anna Petrova, one of the demo people; example 7 follows up with Eva Novak.
 	seedDemoPeople(sandbox);
 	await publishWorkflow(options, 'mcrmTemplateFlow1');
+	await publishWorkflow(options, WINDOW_WORKFLOW_ID);
 	n8n = await startN8n({
 		...options,
 		output: privateLog('n8n-server.log'),
@@ -188,6 +190,30 @@ describe(`a running n8n ${N8N_VERSION}`, () => {
 		expect((await executeInEditor(session, FALLBACK_WORKFLOW, 'Run')).status).toBe('success');
 		expect((await executeInEditor(session, FALLBACK_WORKFLOW, 'Run')).status).toBe('success');
 		expect(templates()).toHaveLength(1);
+	});
+
+	it("runs example 7 once Eva Novak's Facebook window comes within the hour of closing, by the sandbox's clock", async () => {
+		const eva = demoPersonId('Eva Novak');
+		const windowPolls = () =>
+			sandbox
+				.requests()
+				.filter((r) => r.method === 'GET' && r.path === `/customers/${eva}/messengers`).length;
+		const followUps = () =>
+			[...sandbox.store.messages.values()].filter(
+				(m) => m.customer_id === eva && m.messenger_type === 'facebook' && m.status === 'sent',
+			);
+		// Her window closes 63 minutes after the company was made: the baseline sees it open, out
+		// of the lead time. The server's clock then moves 5 minutes on (58 minutes left).
+		await until('the baseline of her window', () => windowPolls() >= 1, 90_000);
+		expect(followUps()).toHaveLength(0);
+		sandbox.advanceClock(5 * 60_000);
+		await until('the follow-up to Eva on Facebook', () => followUps().length > 0, 90_000);
+		const after = windowPolls();
+		await until('one more poll', () => windowPolls() > after, 90_000);
+		expect(followUps()).toHaveLength(1);
+		expect(String(followUps()[0].text)).toMatch(/stays open for 5[78] more minutes/);
+		const ran = await executions({ url: n8n.url, cookie }, WINDOW_WORKFLOW_ID);
+		expect(ran.map((e) => e.status)).toEqual(['success']);
 	});
 
 	describe("the credential test, run by n8n's own credentials tester", () => {

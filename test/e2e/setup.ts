@@ -153,6 +153,9 @@ export async function importCredential(
 	]);
 }
 
+/** Example 7, "Follow up before the window closes": `npm run dev` publishes it when it imports it. */
+export const WINDOW_WORKFLOW_ID = 'mcrmWindowFlow01';
+
 /** Example 6, "MCP server" (workflows/6-mcp-server-messaging-crm.json). */
 export const MCP_WORKFLOW_ID = 'mcrmMcpServer001';
 /** The bearer credential its MCP Server Trigger asks its clients for. */

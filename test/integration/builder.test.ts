@@ -354,7 +354,7 @@ describe('the trigger is findable', () => {
 		expect(pickerEvents(description).sort()).toEqual(
 			families.flatMap((family) => [...family.events]).sort(),
 		);
-		expect(pickerEvents(description)).toHaveLength(17);
+		expect(pickerEvents(description)).toHaveLength(20);
 		// Planted: the version 1 lists first, as before, and the deal events vanish from the picker.
 		const planted = {
 			...description,

@@ -55,6 +55,9 @@ export function control(
 			if (body.broken === false) sandbox.store.brokenChannels.delete(String(body.messenger_type));
 			else sandbox.store.brokenChannels.add(String(body.messenger_type));
 			return ok({ broken: [...sandbox.store.brokenChannels] });
+		case 'POST /clock':
+			sandbox.advanceClock(Number(body.advanceMs) || 0);
+			return ok({ now: new Date(sandbox.now()).toISOString() });
 		case 'GET /config':
 			return ok(config());
 		case 'POST /config':

@@ -69,7 +69,8 @@ export const DEMO_PEOPLE: Person[] = [
 		email: 'eva.novak@example.com',
 		messengers: [
 			['web_widget', 'eva-novak-widget'],
-			['facebook', '500000005', { wroteHoursAgo: 20 }],
+			// Her window closes 63 minutes after the company is made: example 7 follows up with her.
+			['facebook', '500000005', { wroteHoursAgo: 22.95 }],
 		],
 	},
 	{

@@ -261,8 +261,19 @@ export class Sandbox {
 	/** Called for every API request before it is processed (tests: changes made mid-poll). */
 	onRequest?: (method: string, path: string) => void;
 
-	/** The clock, replaceable by tests of time-based rules. */
-	now: () => number = () => Date.now();
+	private readonly hostClock = () => Date.now();
+
+	/**
+	 * The server's clock, replaceable by tests of time-based rules: once it is not this host's, the
+	 * Date header follows it, as a real server's does.
+	 */
+	now: () => number = this.hostClock;
+
+	/** Moves the server's clock forward (windows close, reminders fall due), as time passing would. */
+	advanceClock(ms: number): void {
+		const before = this.now;
+		this.now = () => before() + ms;
+	}
 
 	constructor(private readonly options: SandboxOptions = {}) {
 		this.controlToken = options.controlToken ?? randomBytes(16).toString('hex');
@@ -319,6 +330,7 @@ export class Sandbox {
 
 	/** Back to a fresh company: data, keys, rate limit, windows, idempotency, faults and log. */
 	reset(seed: 'demo' | 'empty' = 'demo'): void {
+		this.now = this.hostClock;
 		this.rateLimit = {
 			enabled: true,
 			limit: 120,
@@ -503,6 +515,8 @@ export class Sandbox {
 
 		this.onRequest?.(method, path);
 		if (this.rateLimit.enabled && this.rateLimit.dateHeader === 'none') res.sendDate = false;
+		else if (this.now !== this.hostClock && this.rateLimit.dateHeader !== 'server')
+			res.setHeader('Date', new Date(this.now()).toUTCString());
 		const fault = this.faults.take(method, path);
 		const entry: Omit<LoggedRequest, 'seq' | 'at'> = {
 			method,

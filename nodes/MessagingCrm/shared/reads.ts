@@ -118,6 +118,22 @@ export async function customerMessengers(
 	return body.messengers ?? [];
 }
 
+/**
+ * GET /customers/{id}/messengers with the answer's rate-limit reading, whose `serverDate` is the
+ * server's clock (the trigger's window events are timed by it).
+ */
+export async function customerWindows(
+	ctx: ApiContext,
+	customerId: string,
+): Promise<{ messengers: IDataObject[]; rateLimit: RateLimitReading }> {
+	const { body, rateLimit } = await apiRequest<{ messengers?: IDataObject[] }>(ctx, {
+		method: 'GET',
+		path: paths.customer(customerId, '/messengers'),
+		scope: 'customers:read',
+	});
+	return { messengers: body.messengers ?? [], rateLimit };
+}
+
 /** One page of a pool's issued codes (GET /promo-pools/{id}/codes?issued_only=true), in queue order. */
 export async function issuedCodes(
 	ctx: ApiContext,

@@ -103,7 +103,7 @@ export const properties: INodeProperties[] = [
 		displayOptions: { hide: { '@version': [1] } },
 		options: [...allEventOptions].sort((a, b) => a.name.localeCompare(b.name)),
 		description:
-			'Pool events read the promo pools and template events the business-chat templates (one request per poll each); deal events read the deals of the customers named below (one request per customer)',
+			'Pool events read the promo pools and template events the business-chat templates (one request per poll each); deal and messenger events read the deals or the messengers of the customers named below (one request per customer each)',
 	},
 	...version1,
 	...familyFields(),

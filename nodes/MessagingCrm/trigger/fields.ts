@@ -13,6 +13,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { isUuid } from '../helpers/validate';
 import type { RateLimitReading } from '../transport/rateHeaders';
 import { agentSelect } from '../shared/descriptions';
+import { parseCustomerIds } from './deals/state';
 
 /** Only this agent's pools and templates. */
 export const agentFilter: INodeProperties = agentSelect(
@@ -32,6 +33,40 @@ export function readAgentFilter(ctx: IPollFunctions): string {
 			`"Agent" must be a UUID, got ${JSON.stringify(agentId)}`,
 		);
 	return agentId;
+}
+
+/**
+ * Whose deals and messengers: deal events and messenger events read each of these customers,
+ * one request each, and share nothing but the request budget.
+ */
+export const watchedCustomers: INodeProperties = {
+	displayName: 'Customer IDs',
+	name: 'customerIds',
+	type: 'string',
+	typeOptions: { rows: 3 },
+	default: '',
+	required: true,
+	placeholder: 'One ID per line, or an expression giving a list',
+	hint: 'The API has no company-wide list of deals or messages, so each customer is read with one request (one for deals, one for messengers, for the events picked). When they do not fit the request budget of one poll, they are read in rotation: every customer at least once every ⌈customers ÷ budget⌉ polls (the budget is the share of the rate limit set below, 60 requests at 120 per minute and 50%, split between deal and messenger events when both are picked).',
+};
+
+/** Watched customer IDs, checked: at least one, each a UUID. */
+export function readCustomerIds(ctx: IPollFunctions): string[] {
+	const node = ctx.getNode();
+	const customerIds = parseCustomerIds(ctx.getNodeParameter('customerIds', ''));
+	if (customerIds.length === 0) {
+		throw new NodeOperationError(node, '"Customer IDs" is empty', {
+			description:
+				'Give the IDs of the customers whose deals or messengers to watch: a list, or text with one ID per line or separated by commas.',
+		});
+	}
+	const bad = customerIds.find((id: string): boolean => !isUuid(id));
+	if (bad)
+		throw new NodeOperationError(
+			node,
+			`"Customer IDs" holds ${JSON.stringify(bad.slice(0, 60))}, which is not a customer ID (a UUID)`,
+		);
+	return customerIds;
 }
 
 /** The key's limit from an answer's rate-limit reading, when the API sent one. */

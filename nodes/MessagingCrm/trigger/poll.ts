@@ -49,8 +49,9 @@ export async function poll(ctx: IPollFunctions): Promise<INodeExecutionData[][] 
 
 /**
  * Read, compare with the stored state, store, emit. The families read in the registry's order,
- * those that take what is left of the budget last; each may spend the poll's budget less what
- * was spent and what the families after it need (`reserve`).
+ * those that take what is left of the budget last. A family of a fixed cost may spend the poll's
+ * budget less what was spent and what the families after it need (`reserve`); those that take the
+ * rest share it evenly, and what one leaves goes to the next.
  */
 async function pollChanges(
 	ctx: IPollFunctions,
@@ -68,12 +69,17 @@ async function pollChanges(
 	let spent = 0;
 	// Everything is read before anything is stored: a failure here leaves the state as it was.
 	for (const [i, family] of order.entries()) {
-		const reserved = order.slice(i + 1).reduce((sum, later) => sum + later.reserve, 0);
+		const later = order.slice(i + 1);
+		const reserved = family.takesTheRest ? 0 : later.reduce((sum, next) => sum + next.reserve, 0);
+		const sharing = family.takesTheRest ? 1 + later.length : 1;
 		const result = await family.poll(ctx, settings, {
 			state,
 			wanted,
 			budget: (current) =>
-				requestBudget(current.rateLimit, settings.pollSharePercent) - spent - reserved,
+				Math.floor(
+					(requestBudget(current.rateLimit, settings.pollSharePercent) - spent - reserved) /
+						sharing,
+				),
 			spent: (requests) => {
 				spent += requests;
 			},

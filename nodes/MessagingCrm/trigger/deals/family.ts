@@ -6,9 +6,9 @@ import { isUuid } from '../../helpers/validate';
 import { pipelineSelect } from '../../shared/descriptions';
 import { customerDeals } from '../../shared/reads';
 import type { EventFamily, TriggerSettings } from '../family.type';
-import { keyLimitOf, sample } from '../fields';
+import { keyLimitOf, readCustomerIds, sample, watchedCustomers } from '../fields';
 import type { MoveFilter } from './state';
-import { DEAL_EVENTS, parseCustomerIds, planReads, pollDeals } from './state';
+import { DEAL_EVENTS, planReads, pollDeals } from './state';
 
 /** The filters of deal events, as `settings` reads them. */
 interface DealFilters extends MoveFilter {
@@ -38,16 +38,7 @@ export const deals: EventFamily = {
 	events: DEAL_EVENTS,
 	eventOptions,
 	fields: [
-		{
-			displayName: 'Customer IDs',
-			name: 'customerIds',
-			type: 'string',
-			typeOptions: { rows: 3 },
-			default: '',
-			required: true,
-			placeholder: 'One ID per line, or an expression giving a list',
-			hint: 'The API has no company-wide deal list, so the deals of these customers are read one request each. When they do not fit the request budget of one poll, they are read in rotation: every customer at least once every ⌈customers ÷ budget⌉ polls (the budget is the share of the rate limit set below, 60 requests at 120 per minute and 50%).',
-		},
+		watchedCustomers,
 		pipelineSelect(
 			{
 				displayName: 'Only Moves Into Pipeline Name or ID',
@@ -75,25 +66,13 @@ export const deals: EventFamily = {
 
 	settings(ctx) {
 		const node = ctx.getNode();
-		const customerIds = parseCustomerIds(ctx.getNodeParameter('customerIds', ''));
+		const customerIds = readCustomerIds(ctx);
 		const pipelineId = String(ctx.getNodeParameter('pipelineId', '') ?? '').trim();
 		const stageCodes = [...((ctx.getNodeParameter('stageCodes', []) as string[]) ?? [])].sort();
 		if (pipelineId && !isUuid(pipelineId))
 			throw new NodeOperationError(
 				node,
 				`"Pipeline" must be a UUID, got ${JSON.stringify(pipelineId)}`,
-			);
-		if (customerIds.length === 0) {
-			throw new NodeOperationError(node, '"Customer IDs" is empty', {
-				description:
-					'Give the IDs of the customers whose deals to watch: a list, or text with one ID per line or separated by commas.',
-			});
-		}
-		const bad = customerIds.find((id: string): boolean => !isUuid(id));
-		if (bad)
-			throw new NodeOperationError(
-				node,
-				`"Customer IDs" holds ${JSON.stringify(bad.slice(0, 60))}, which is not a customer ID (a UUID)`,
 			);
 		return { customerIds, pipelineId, stageCodes };
 	},
