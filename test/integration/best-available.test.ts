@@ -210,6 +210,23 @@ describe('Send → Best Available: every messenger refused', () => {
 		]);
 		expect([delivered(chloe), failedCopies(chloe)]).toEqual([1, 3]);
 	});
+	it('the same input twice in one run meets its own refusals: one try of each messenger, not a second round', async () => {
+		const instagram = env.sandbox.store.customers
+			.get(chloe)!
+			.messengers.find((m) => m.type === 'instagram')!;
+		instagram.last_inbound_at = null;
+		const out = await env.run(best(chloe), {
+			items: [items[0], items[0]],
+			continueOnFail: true,
+			executionId: 'best-twice',
+		});
+		expect(out.items.map((i) => (i.json.details as { code: string }).code)).toEqual([
+			'bizchat_window_closed',
+			'bizchat_window_closed',
+		]);
+		expect(sends()).toEqual(['telegram', 'instagram', 'telegram (stored)', 'instagram (stored)']);
+		expect(failedCopies(chloe)).toBe(2);
+	});
 });
 
 describe('Send → Best Available with a template when the window is closed', () => {
