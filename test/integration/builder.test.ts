@@ -219,7 +219,9 @@ describe('every error says what to do next', () => {
 			credentials: env.creds(),
 		})) as INodePropertyOptions[];
 		expect(options.map((o) => o.name)).toContain('Telegram Bot');
-		expect(options[0].description).toBe(
+		// After Best Available, which needs no list of the customer's.
+		expect(options[0].value).toBe('bestAvailable');
+		expect(options[1].description).toBe(
 			'No customer has the ID 3f1c0a52-5d2e-4a7b-9c41-0e8d2b6f7a10: every messenger type is listed. Fix the Customer field to list only theirs.',
 		);
 		const byPhone = (await callMethod({
@@ -228,7 +230,7 @@ describe('every error says what to do next', () => {
 			parameters: { customerId: byMode('phone', '+15550399999') },
 			credentials: env.creds(),
 		})) as INodePropertyOptions[];
-		expect(byPhone[0].description).toMatch(/^No customer has the phone \+15550399999/);
+		expect(byPhone[1].description).toMatch(/^No customer has the phone \+15550399999/);
 	});
 });
 
@@ -286,6 +288,11 @@ describe('names a builder knows', () => {
 			credentials: env.creds(),
 		})) as INodePropertyOptions[];
 		expect(messengers.map((o) => [o.name, o.value, o.description])).toEqual([
+			[
+				'Best Available',
+				'bestAvailable',
+				'The first of the customer\'s messengers that takes the message now, in the order of "Try Messengers In Order"',
+			],
 			['Telegram Bot', 'telegram', 'ID 3000002'],
 			['WhatsApp Personal Account', 'whatsapp_personal', 'ID 15550300003'],
 		]);

@@ -227,8 +227,8 @@ describe('Message → Send', () => {
 			parameters: { customerId: byId(id) },
 			credentials: env.creds(),
 		})) as INodePropertyOptions[];
-		expect(messengers.map((m) => m.value)).toEqual(['telegram', 'whatsapp']);
-		expect(messengers[1].description).toMatch(/templates only/);
+		expect(messengers.map((m) => m.value)).toEqual(['bestAvailable', 'telegram', 'whatsapp']);
+		expect(messengers[2].description).toMatch(/templates only/);
 		const fallback = (await callMethod({
 			kind: 'loadOptions',
 			method: 'getCustomerMessengers',
@@ -236,6 +236,7 @@ describe('Message → Send', () => {
 			credentials: env.creds(),
 		})) as INodePropertyOptions[];
 		expect(fallback.length).toBeGreaterThan(5);
+		expect(fallback[0].value).toBe('bestAvailable');
 		const templates = (await callMethod({
 			kind: 'loadOptions',
 			method: 'getApprovedTemplates',

@@ -3,7 +3,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { lookupQuery } from '../shared/customer';
 import { EMPTY_CHOICES } from '../shared/emptyChoices';
-import { MESSENGER_TYPE_OPTIONS, messengerName } from '../shared/messengers';
+import { BEST_AVAILABLE_CHOICE, MESSENGER_TYPE_OPTIONS, messengerName } from '../shared/messengers';
 import { poolLabel } from '../shared/pool';
 import { isUuid } from '../helpers/validate';
 import { apiFailureOf, notFoundKind } from '../transport/errors';
@@ -122,14 +122,19 @@ function everyTypeBecause(reason: string): INodePropertyOptions[] {
 }
 
 /**
- * The messengers of the customer picked in the node. Before a customer is picked (or when it is
- * given by an expression), every known messenger type is offered instead; so it is when nobody
- * has that ID, phone or email, each choice saying so (other errors show as n8n's load error).
+ * The messengers of the customer picked in the node, after Best Available. Before a customer is
+ * picked (or when it is given by an expression), every known messenger type is offered instead;
+ * so it is when nobody has that ID, phone or email, each choice saying so (other errors show as
+ * n8n's load error).
  */
 export async function getCustomerMessengers(
 	this: ILoadOptionsFunctions,
 ): Promise<INodePropertyOptions[]> {
-	const raw = this.getCurrentNodeParameter('customerId') as unknown;
+	return [BEST_AVAILABLE_CHOICE, ...(await messengersOfCustomer(this))];
+}
+
+async function messengersOfCustomer(ctx: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+	const raw = ctx.getCurrentNodeParameter('customerId') as unknown;
 	const locator =
 		typeof raw === 'object' && raw !== null
 			? (raw as { mode?: string; value?: unknown })
@@ -141,11 +146,11 @@ export async function getCustomerMessengers(
 		// The same rules as the operation's own lookup; a value it would refuse offers every type.
 		let query: LookupQuery;
 		try {
-			query = lookupQuery(this, 0, String(locator.mode), value);
+			query = lookupQuery(ctx, 0, String(locator.mode), value);
 		} catch {
 			return MESSENGER_TYPE_OPTIONS;
 		}
-		const customer = await lookupCustomer(this, query);
+		const customer = await lookupCustomer(ctx, query);
 		if (typeof customer?.id !== 'string')
 			return everyTypeBecause(`No customer has the ${String(locator.mode)} ${value}`);
 		customerId = customer.id;
@@ -153,14 +158,14 @@ export async function getCustomerMessengers(
 	if (!customerId) return everyTypeBecause(`"${value.slice(0, 60)}" is not a customer ID`);
 	let messengers;
 	try {
-		messengers = await customerMessengers(this, customerId);
+		messengers = await customerMessengers(ctx, customerId);
 	} catch (error) {
 		const failure = apiFailureOf(error);
 		if (failure?.status === 404 && notFoundKind(failure) === 'customer')
 			return everyTypeBecause(`No customer has the ID ${customerId}`);
 		throw error instanceof NodeApiError
 			? error
-			: new NodeOperationError(this.getNode(), error as Error);
+			: new NodeOperationError(ctx.getNode(), error as Error);
 	}
 	return messengers.map((m) => ({
 		name: messengerName(m.type),

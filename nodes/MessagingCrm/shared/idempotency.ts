@@ -153,6 +153,15 @@ export function refusalLinkKey(key: string, link: number): string {
 	return link === 0 ? key : digest([key, 'after-refusal', link]);
 }
 
+/**
+ * The key of one messenger's tries when the node picks the messenger (Best Available), from the
+ * item's key: each messenger has its own key chain, so a re-run finds what went through on any
+ * of them, whatever the order it walks them in.
+ */
+export function messengerKey(key: string, messenger: string): string {
+	return digest([key, 'messenger', messenger]);
+}
+
 /** The key of the template sent instead of text when the window is closed, from the text's key. */
 export function windowFallbackKey(key: string): string {
 	return digest([key, 'window-fallback']);

@@ -28,6 +28,17 @@ export const MESSENGER_TYPE_OPTIONS: INodePropertyOptions[] = [
 	},
 ];
 
+/** The Messenger dropdown's value that lets Send pick the messenger (actions/message/bestAvailable.ts). */
+export const BEST_AVAILABLE = 'bestAvailable';
+
+/** The Messenger dropdown's first choice. */
+export const BEST_AVAILABLE_CHOICE: INodePropertyOptions = {
+	name: 'Best Available',
+	value: BEST_AVAILABLE,
+	description:
+		'The first of the customer\'s messengers that takes the message now, in the order of "Try Messengers In Order"',
+};
+
 /** A messenger type's name as people say it; an unknown type as the API gave it. */
 export function messengerName(type: unknown): string {
 	const known = MESSENGER_TYPE_OPTIONS.find((o) => o.value === type);

@@ -19,15 +19,18 @@ import {
 	repeatHints,
 	repeatProtectionHint,
 	repeatProtectionOption,
+	messengerKey,
 	SEND_WORDS,
 	windowFallbackKey,
 } from '../../shared/idempotency';
-import { sendRetryRule, sendThroughChain } from '../../shared/keyChain';
+import { sendRetryRule, sendThroughChain, walkMessengers } from '../../shared/keyChain';
 import { readTemplate, templateFields } from '../../shared/template';
 import type { OperationOption, PanelHint } from '../node.type';
 import { paths } from '../../transport/paths';
 import type { Scope } from '../../helpers/scopes';
 import { customerMessengers } from '../../shared/reads';
+import { BEST_AVAILABLE } from '../../shared/messengers';
+import { fallsThrough, messengerOrderField, messengersToTry } from './bestAvailable';
 
 const MARKDOWN_HINT =
 	'Markdown, written once for every messenger. Parsed: **bold**, *italic*, ***bold italic***, ~~strikethrough~~, `inline code`, [label](https://example.com). Delivered literally: _underscore emphasis_, bullet lists, tables, > quotes, # headings. A marker must touch the text: "** bold**" is not bold.';
@@ -48,6 +51,7 @@ export const description: INodeProperties[] = [
 		description:
 			'The customer\'s messenger to send to. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 	},
+	messengerOrderField,
 	agentSelect(
 		{
 			description:
@@ -283,10 +287,13 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			? readTemplate(this, itemIndex, 'fallbackTemplate', 'Fallback Template')
 			: undefined;
 	const customerId = await resolveCustomerId(this, itemIndex);
+	const best = messengerType === BEST_AVAILABLE;
 	// With a template to fall back on, the text is always tried first (the API decides): a send
-	// made on the pre-check's word could go out beside a text an earlier run had sent.
-	if (options.checkWindow === true && content === 'text' && !fallback)
+	// made on the pre-check's word could go out beside a text an earlier run had sent. So with
+	// Best Available: every messenger is tried by sending (bestAvailable.ts says why).
+	if (options.checkWindow === true && content === 'text' && !fallback && !best)
 		await checkWindow(this, itemIndex, customerId, messengerType);
+	const walk = best ? await messengersToTry(this, itemIndex, customerId) : undefined;
 	const path = paths.customer(customerId, '/messages');
 	const key =
 		ownKey ??
@@ -294,7 +301,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			protection: options.repeatProtection,
 			purpose: 'message-send',
 			path,
-			body,
+			// Best Available: the order as chosen, not as found, so a re-run has the same key.
+			body: walk ? { ...body, messenger_order: walk.chosen } : body,
 		});
 	/** The message POSTed under the Idempotency-Key the key chain gives it. */
 	const poster = (payload: IDataObject, scope: Scope) => async (idempotencyKey: string) =>
@@ -307,45 +315,67 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			scope,
 			itemIndex,
 		});
+	type Answer = Awaited<ReturnType<ReturnType<typeof poster>>>;
+	const output = (answer: Answer, sentAs: 'text' | 'template', walked: IDataObject = {}) => [
+		{
+			customer_id: customerId,
+			...answer.body,
+			...(fallback ? { sent_as: sentAs } : {}),
+			...(sentAs === 'template' && fallback
+				? {
+						fallback_reason:
+							'The 24-hour window was closed, so the template was sent instead of the text',
+					}
+				: {}),
+			...walked,
+			...repeatFields(isReplayed(answer.headers), SEND_WORDS),
+		},
+	];
+	const scope = content === 'template' ? 'messages:template' : 'messages:send';
 	// Window closed, and a template is to go instead: the text's refusal (fresh, or stored by an
 	// earlier run) diverts to the template, which has a key chain of its own; so a re-run never
 	// sends both, whatever the window does in between.
 	const windowClosed = (error: unknown) => apiFailureOf(error)?.code === 'bizchat_window_closed';
-	const answer = await sendThroughChain(
-		this,
-		itemIndex,
-		key,
-		poster(body, content === 'template' ? 'messages:template' : 'messages:send'),
-		fallback ? windowClosed : undefined,
-	);
-	if (answer)
-		return [
-			{
-				customer_id: customerId,
-				...answer.body,
-				...(fallback ? { sent_as: 'text' } : {}),
-				...repeatFields(isReplayed(answer.headers), SEND_WORDS),
-			},
-		];
 	// The same message with the template in place of the text, under an Idempotency-Key made from
 	// the text's: it goes once however often the item is run again (and again per execution under
 	// Every Execution Sends).
 	const instead: IDataObject = { ...body, template: fallback };
 	delete instead.text;
-	const sentInstead = (await sendThroughChain(
+	const sendInstead = async (textKey: string, payload: IDataObject) =>
+		(await sendThroughChain(
+			this,
+			itemIndex,
+			windowFallbackKey(textKey),
+			poster(payload, 'messages:template'),
+		))!;
+	if (walk) {
+		const on = (payload: IDataObject, messenger: string) => ({
+			...payload,
+			messenger_type: messenger,
+		});
+		// The template goes on the messenger whose window is closed, not on the next one.
+		const { answer, via, tried, diverted } = await walkMessengers(this, itemIndex, {
+			key,
+			order: walk.order,
+			send: async (messenger, linkKey) => await poster(on(body, messenger), scope)(linkKey),
+			fallsThrough,
+			divert: (messenger, error) =>
+				fallback && windowClosed(error)
+					? async () => await sendInstead(messengerKey(key, messenger), on(instead, messenger))
+					: undefined,
+		});
+		return output(answer, diverted ? 'template' : 'text', {
+			sent_via: via,
+			tried: tried as unknown as IDataObject[],
+		});
+	}
+	const answer = await sendThroughChain(
 		this,
 		itemIndex,
-		windowFallbackKey(key),
-		poster(instead, 'messages:template'),
-	))!;
-	return [
-		{
-			customer_id: customerId,
-			...sentInstead.body,
-			sent_as: 'template',
-			fallback_reason:
-				'The 24-hour window was closed, so the template was sent instead of the text',
-			...repeatFields(isReplayed(sentInstead.headers), SEND_WORDS),
-		},
-	];
+		key,
+		poster(body, scope),
+		fallback ? windowClosed : undefined,
+	);
+	if (answer) return output(answer, 'text');
+	return output(await sendInstead(key, instead), 'template');
 }
