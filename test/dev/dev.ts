@@ -205,8 +205,15 @@ async function main() {
 			say('Importing the "Messaging CRM sandbox" credential and the example workflows...');
 			await importCredential(options, { baseUrl: sandboxUrl, apiKey: DEMO_API_KEY });
 			await importMcpToken(options, DEMO_MCP_TOKEN);
-			await importWorkflows(options, examples);
+			// Example 7 first, published: publishing marks a workflow updated, and the editor lists
+			// the last updated first, so the others are stamped after it (1 to 7 from the top).
+			const isWindow = (w: WorkflowJson) => w.id === WINDOW_WORKFLOW_ID;
+			await importWorkflows(options, examples.filter(isWindow));
 			await publishWorkflow(options, WINDOW_WORKFLOW_ID);
+			await importWorkflows(
+				options,
+				exampleWorkflows(Date.now() + 10_000).filter((w) => !isWindow(w)),
+			);
 			return;
 		}
 		// A home made before an example was added gets that example (and its credential); the

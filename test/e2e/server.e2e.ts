@@ -57,11 +57,18 @@ const FALLBACK_WORKFLOW = 'mcrmWindowFallbk1';
 /** Example 1's Form Trigger, with a sample submission pinned. */
 const FORM = 'When the form is submitted';
 
-/** Manual Trigger → Send (text) with Send a Template Instead, to a customer whose window is closed. */
-function windowFallbackWorkflow(customerId: string): WorkflowJson {
+const BEST_WORKFLOW = 'mcrmBestAvailbl1';
+
+/** Manual Trigger "Run" → a Messaging CRM Send with these parameters. */
+function manualSendWorkflow(
+	id: string,
+	name: string,
+	send: Record<string, unknown>,
+	nodeIds: [string, string],
+): WorkflowJson {
 	return {
-		id: FALLBACK_WORKFLOW,
-		name: 'e2e: a template when the window is closed',
+		id,
+		name,
 		settings: { executionOrder: 'v1' },
 		nodes: [
 			{
@@ -70,32 +77,53 @@ function windowFallbackWorkflow(customerId: string): WorkflowJson {
 				type: 'n8n-nodes-base.manualTrigger',
 				typeVersion: 1,
 				position: [0, 0],
-				id: '6c0e2f1a-3b4d-4e5f-8a9b-0c1d2e3f4a5b',
+				id: nodeIds[0],
 			},
 			{
-				parameters: {
-					resource: 'message',
-					operation: 'send',
-					customerId: { __rl: true, mode: 'id', value: customerId },
-					messengerType: 'whatsapp',
-					content: 'text',
-					text: 'Your order has shipped',
-					windowClosed: 'template',
-					fallbackTemplateName: 'order_update',
-					fallbackTemplateLanguage: 'en',
-					fallbackTemplateVariables: { variable: [{ value: 'Jane' }, { value: 'A-17' }] },
-				},
+				parameters: { resource: 'message', operation: 'send', ...send },
 				name: 'Send',
 				type: 'n8n-nodes-messaging-crm.messagingCrm',
 				typeVersion: 1,
 				position: [220, 0],
-				id: '7d1f3a2b-4c5e-4f60-9b0c-1d2e3f4a5b6c',
+				id: nodeIds[1],
 				credentials: { messagingCrmApi: { id: CREDENTIAL_ID, name: 'Messaging CRM sandbox' } },
 			},
 		],
 		connections: { Run: { main: [[{ node: 'Send', type: 'main', index: 0 }]] } },
 	};
 }
+
+/** Send (text) with Send a Template Instead, to a customer whose window is closed. */
+const windowFallbackWorkflow = (customerId: string) =>
+	manualSendWorkflow(
+		FALLBACK_WORKFLOW,
+		'e2e: a template when the window is closed',
+		{
+			customerId: { __rl: true, mode: 'id', value: customerId },
+			messengerType: 'whatsapp',
+			content: 'text',
+			text: 'Your order has shipped',
+			windowClosed: 'template',
+			fallbackTemplateName: 'order_update',
+			fallbackTemplateLanguage: 'en',
+			fallbackTemplateVariables: { variable: [{ value: 'Jane' }, { value: 'A-17' }] },
+		},
+		['6c0e2f1a-3b4d-4e5f-8a9b-0c1d2e3f4a5b', '7d1f3a2b-4c5e-4f60-9b0c-1d2e3f4a5b6c'],
+	);
+
+/** Send (text) on the Best Available of Chloé Martin's messengers (Telegram never started). */
+const bestAvailableWorkflow = () =>
+	manualSendWorkflow(
+		BEST_WORKFLOW,
+		'e2e: Best Available to Chloé',
+		{
+			customerId: { __rl: true, mode: 'id', value: demoPersonId('Chloé Martin') },
+			messengerType: 'bestAvailable',
+			content: 'text',
+			text: 'Your order has shipped',
+		},
+		['8e2a4b3c-5d6f-4071-8c1d-2e3f4a5b6c7d', '9f3b5c4d-6e70-4182-9d2e-3f4a5b6c7d8e'],
+	);
 
 const pollsOfPools = () =>
 	sandbox.requests().filter((r) => r.method === 'GET' && r.path === '/promo-pools').length;
@@ -111,7 +139,11 @@ beforeAll(async () => {
 	// A customer on WhatsApp who never wrote: the 24-hour window is closed.
 	const silent = sandbox.demoCustomer('Silent WhatsApp customer');
 	sandbox.addMessenger(silent, 'whatsapp', '15550109999');
-	const workflows = [...exampleWorkflows(), windowFallbackWorkflow(silent)];
+	const workflows = [
+		...exampleWorkflows(),
+		windowFallbackWorkflow(silent),
+		bestAvailableWorkflow(),
+	];
 	const restock = workflows.find((w) => w.id === 'mcrmRestockFlow01') as WorkflowJson;
 	// The shortest poll interval n8n allows: every minute.
 	restock.nodes[0].parameters.pollTimes = { item: [{ mode: 'everyMinute' }] };
@@ -214,6 +246,20 @@ describe(`a running n8n ${N8N_VERSION}`, () => {
 		expect(String(followUps()[0].text)).toMatch(/stays open for 5[78] more minutes/);
 		const ran = await executions({ url: n8n.url, cookie }, WINDOW_WORKFLOW_ID);
 		expect(ran.map((e) => e.status)).toEqual(['success']);
+	});
+
+	it('sends on the Best Available of Chloé’s messengers from the editor: Telegram refuses (never started), Instagram takes it, once across two runs', async () => {
+		const session = { url: n8n.url, cookie };
+		const chloe = demoPersonId('Chloé Martin');
+		const delivered = () =>
+			[...sandbox.store.messages.values()].filter(
+				(m) => m.customer_id === chloe && m.status === 'sent',
+			);
+		const first = await executeInEditor(session, BEST_WORKFLOW, 'Run');
+		expect(first.status).toBe('success');
+		expect(delivered().map((m) => m.messenger_type)).toEqual(['instagram']);
+		expect((await executeInEditor(session, BEST_WORKFLOW, 'Run')).status).toBe('success');
+		expect(delivered()).toHaveLength(1);
 	});
 
 	describe("the credential test, run by n8n's own credentials tester", () => {

@@ -92,8 +92,9 @@ export interface WorkflowJson {
 	[key: string]: unknown;
 }
 
-export function exampleWorkflows(): WorkflowJson[] {
-	const now = Date.now();
+/** The example workflows, stamped last updated a second apart from `newest` (example 1) down. */
+export function exampleWorkflows(newest = Date.now()): WorkflowJson[] {
+	const now = newest;
 	return (
 		readdirSync(WORKFLOWS_DIR)
 			.filter((f) => f.endsWith('.json'))
