@@ -158,6 +158,7 @@ describe(`a no-code builder's first workflow in the editor of n8n ${N8N_VERSION}
 			'On deal moved to another stage',
 			'On customer wrote',
 			'On window closing soon',
+			'On window closed',
 			'On template approved',
 		])
 			expect(picker).toContain(event);

@@ -15,6 +15,7 @@ import path from 'path';
 import { recordedExamples } from '../dev/examples';
 import { alive, descendants, isErrorLine, listening, portInUse } from '../dev/processes';
 import { DEMO_API_KEY } from '../sandbox/cli';
+import { demoPersonId } from '../sandbox/demo';
 import { connectMcp, mcpEndpoint } from './mcp';
 import { ensureN8n, N8N_VERSION, NODE24, ROOT } from './n8n';
 import type { Session } from './rest';
@@ -33,6 +34,7 @@ import {
 	MCP_WORKFLOW_ID,
 	privateFolder,
 	setupOwner,
+	WINDOW_WORKFLOW_ID,
 } from './setup';
 
 /**
@@ -168,6 +170,7 @@ describe(`npm run dev:queue (n8n ${N8N_VERSION}, PostgreSQL, Redis, 2 workers), 
 
 	it('starts from nothing; imports, publishes and runs the examples under PostgreSQL with no error line in any log; listens on loopback only; keeps its files private', async () => {
 		await ensureN8n(N8N_VERSION);
+		const since = Date.now();
 		dev = startDev();
 		timings.push(`first start ${(await ready(dev)).toFixed(1)} s`);
 		expect(dev.output()).toContain(`Logs: ${path.relative(ROOT, logs)}/`);
@@ -213,6 +216,21 @@ describe(`npm run dev:queue (n8n ${N8N_VERSION}, PostgreSQL, Redis, 2 workers), 
 		await until('its execution to end', async () =>
 			(await executions(session, WELCOME_FLOW)).some((e) => e.status === 'success'),
 		);
+		// Example 7, published at the first start, follows up with Eva Novak once her window (63
+		// minutes after the company was made) is an hour from closing: by the sandbox's own clock.
+		const eva = demoPersonId('Eva Novak');
+		await until(
+			'example 7 to follow up with Eva Novak',
+			async () =>
+				(await sandboxState(dev!)).messages.some(
+					(m) => m.customer_id === eva && m.status === 'sent',
+				),
+			300_000,
+		);
+		timings.push(`example 7 fired ${((Date.now() - since) / 1000).toFixed(0)} s after the start`);
+		expect((await executions(session, WINDOW_WORKFLOW_ID)).map((e) => e.status)).toEqual([
+			'success',
+		]);
 		expect(errorLines()).toEqual([]);
 		expect(readdirSync(logs).sort()).toEqual(
 			['main', 'postgres', 'redis', 'worker-1', 'worker-2'].map((w) => `${w}.log`),
