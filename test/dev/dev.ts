@@ -300,7 +300,7 @@ async function main() {
 		`"Example 6: MCP server": once published, MCP clients reach its tools at ${url}/mcp/messaging-crm with the bearer token ${DEMO_MCP_TOKEN}.`,
 	);
 	say(
-		'"Example 7: Follow up before the window closes" is published: Eva Novak\'s Facebook window closes 63 minutes after the demo company was made, and it follows up with her once it is an hour away (in a fresh company, about 3 minutes after the start).',
+		'"Example 7: Follow up before the window closes" is published: Eva Novak\'s Facebook window closes 63 minutes after the demo company was made, and it follows up with her once it is an hour away (in a fresh company, about 4 minutes after the start).',
 	);
 	say(
 		'"Example 4: AI agent answers a customer" needs a model: open its OpenAI Chat Model node and create an OpenAI credential (any OpenAI-compatible Base URL works).',

@@ -1,12 +1,7 @@
-import {
-	dealEvents,
-	parseCustomerIds,
-	planReads,
-	pollDeals,
-} from '../../nodes/MessagingCrm/trigger/deals/state';
+import { dealEvents, pollDeals } from '../../nodes/MessagingCrm/trigger/deals/state';
 import type { PoolSnapshot } from '../../nodes/MessagingCrm/trigger/pools/state';
 import { pollPools, poolEvents } from '../../nodes/MessagingCrm/trigger/pools/state';
-import { requestBudget } from '../../nodes/MessagingCrm/trigger/state';
+import { parseCustomerIds, planReads, requestBudget } from '../../nodes/MessagingCrm/trigger/state';
 
 const snap = (over: Partial<PoolSnapshot> = {}): PoolSnapshot => ({
 	total: 10,

@@ -34,7 +34,8 @@ export interface PollStep {
 	wanted: ReadonlySet<string>;
 	/**
 	 * Requests this family may still spend this poll, for a state whose `rateLimit` is current:
-	 * the poll's share of the key's limit less what was spent and what the families after it need.
+	 * the poll's share of the key's limit less what was spent and what the families after it need;
+	 * for a family that takes the rest, its even part of what is left.
 	 */
 	budget(state: TriggerState): number;
 	/** Counts requests spent. */
@@ -42,9 +43,9 @@ export interface PollStep {
 }
 
 /**
- * One family of the trigger's events (pool counters, deals of watched customers, template
- * moderation): everything the trigger needs of it. Registered in `families.ts`; the node's
- * description, the settings and the poll are built from the registry.
+ * One family of the trigger's events (pool counters, deals or messengers of watched customers,
+ * template moderation): everything the trigger needs of it. Registered in `families.ts`; the
+ * node's description, the settings and the poll are built from the registry.
  */
 export interface EventFamily {
 	/** The family's word in the baseline's key (saved states hold it: never change it). */
@@ -62,7 +63,10 @@ export interface EventFamily {
 	v1Watch?: 'pools' | 'deals';
 	/** Requests it needs in every poll, set aside while the families before it read. */
 	reserve: number;
-	/** It takes what is left of the budget, so it reads after those of a fixed cost. */
+	/**
+	 * It takes what is left of the budget (shared evenly with the others that do), so it reads
+	 * after those of a fixed cost.
+	 */
 	takesTheRest?: boolean;
 	/** Reads and checks its fields (a NodeOperationError before any request). */
 	settings(ctx: IPollFunctions): IDataObject;

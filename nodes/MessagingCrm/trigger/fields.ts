@@ -1,6 +1,7 @@
 /**
- * What more than one family of events uses: the agent filter (pools and templates), the key's
- * limit as an answer gives it, and the shape of a sample (Fetch Test Event).
+ * What more than one family of events uses: the agent filter (pools and templates), the watched
+ * customers and their reading in turn (deals and messengers), the key's limit as an answer gives
+ * it, and the shape of a sample (Fetch Test Event).
  */
 import type {
 	IDataObject,
@@ -13,7 +14,8 @@ import { NodeOperationError } from 'n8n-workflow';
 import { isUuid } from '../helpers/validate';
 import type { RateLimitReading } from '../transport/rateHeaders';
 import { agentSelect } from '../shared/descriptions';
-import { parseCustomerIds } from './deals/state';
+import type { PollStep } from './family.type';
+import { parseCustomerIds, planReads } from './state';
 
 /** Only this agent's pools and templates. */
 export const agentFilter: INodeProperties = agentSelect(
@@ -67,6 +69,28 @@ export function readCustomerIds(ctx: IPollFunctions): string[] {
 			`"Customer IDs" holds ${JSON.stringify(bad.slice(0, 60))}, which is not a customer ID (a UUID)`,
 		);
 	return customerIds;
+}
+
+/**
+ * Watched customers read one request each, in turn from `start`, as many as the family's budget
+ * allows (at least one); the key's limit as the last answer named it.
+ */
+export async function readInTurn<T>(
+	step: PollStep,
+	customerIds: string[],
+	start: number,
+	read: (customerId: string) => Promise<T & { rateLimit: number | undefined }>,
+): Promise<{ reads: Array<T & { customerId: string }>; rateLimit?: number; nextStart: number }> {
+	const plan = planReads(customerIds, start, Math.max(1, step.budget(step.state)));
+	const reads: Array<T & { customerId: string }> = [];
+	let rateLimit = step.state.rateLimit;
+	for (const customerId of plan.read) {
+		const answer = await read(customerId);
+		step.spent(1);
+		rateLimit = answer.rateLimit ?? rateLimit;
+		reads.push({ ...answer, customerId });
+	}
+	return { reads, rateLimit, nextStart: plan.nextStart };
 }
 
 /** The key's limit from an answer's rate-limit reading, when the API sent one. */

@@ -1,6 +1,6 @@
 /**
- * The trigger's state between polls, free of n8n and HTTP: what is stored, and the request budget
- * of one poll. Each family's own snapshots and events are in its folder's `state.ts` (pure too).
+ * The trigger's state between polls, free of n8n and HTTP: what is stored, the request budget
+ * of one poll, and the watched customers read in turn within it (deal and messenger events). Each family's own snapshots and events are in its folder's `state.ts` (pure too).
  * The poll reads, calls these, and only then stores the new state, so a failed poll changes
  * nothing.
  */
@@ -36,4 +36,27 @@ export function requestBudget(rateLimit: number | undefined, sharePercent: numbe
 	const limit = rateLimit && rateLimit > 0 ? rateLimit : 120;
 	const share = Math.min(100, Math.max(1, sharePercent));
 	return Math.max(1, Math.floor((limit * share) / 100));
+}
+
+/** Customers to read this poll: all when they fit the budget, otherwise a rotating window. */
+export function planReads(
+	customerIds: string[],
+	from: number,
+	budget: number,
+): { read: string[]; nextStart: number; rotating: boolean } {
+	const n = customerIds.length;
+	const size = Math.max(1, Math.floor(budget));
+	if (n <= size) return { read: [...customerIds], nextStart: 0, rotating: false };
+	const start = ((from % n) + n) % n;
+	const read: string[] = [];
+	for (let i = 0; i < size; i++) read.push(customerIds[(start + i) % n]);
+	return { read, nextStart: (start + size) % n, rotating: true };
+}
+
+/** Watched customer IDs from a list, a comma/line separated text or an array expression. */
+export function parseCustomerIds(value: unknown): string[] {
+	const raw = Array.isArray(value)
+		? value.map((v) => String(v ?? ''))
+		: String(value ?? '').split(/[\s,;]+/);
+	return [...new Set(raw.map((v) => v.trim()).filter((v) => v !== ''))];
 }

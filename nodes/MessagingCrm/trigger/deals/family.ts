@@ -1,14 +1,14 @@
 /** Deal events: the deals of watched customers, one request per customer, in rotation. */
-import type { IDataObject, INodePropertyOptions, IPollFunctions } from 'n8n-workflow';
+import type { INodePropertyOptions, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { isUuid } from '../../helpers/validate';
 import { pipelineSelect } from '../../shared/descriptions';
 import { customerDeals } from '../../shared/reads';
 import type { EventFamily, TriggerSettings } from '../family.type';
-import { keyLimitOf, readCustomerIds, sample, watchedCustomers } from '../fields';
+import { keyLimitOf, readCustomerIds, readInTurn, sample, watchedCustomers } from '../fields';
 import type { MoveFilter } from './state';
-import { DEAL_EVENTS, planReads, pollDeals } from './state';
+import { DEAL_EVENTS, pollDeals } from './state';
 
 /** The filters of deal events, as `settings` reads them. */
 interface DealFilters extends MoveFilter {
@@ -97,23 +97,19 @@ export const deals: EventFamily = {
 	/** As many watched customers as the rest of the budget allows (at least one), in rotation. */
 	async poll(ctx, settings, step) {
 		const filters = filtersOf(settings);
-		const budget = Math.max(1, step.budget(step.state));
-		const plan = planReads(filters.customerIds, step.state.rotationStart ?? 0, budget);
-		const reads: Array<{ customerId: string; deals: IDataObject[] }> = [];
-		let rateLimit = step.state.rateLimit;
-		for (const customerId of plan.read) {
-			const read = await readDeals(ctx, customerId);
-			step.spent(1);
-			rateLimit = read.rateLimit ?? rateLimit;
-			reads.push({ customerId, deals: read.deals });
-		}
+		const { reads, rateLimit, nextStart } = await readInTurn(
+			step,
+			filters.customerIds,
+			step.state.rotationStart ?? 0,
+			async (customerId) => await readDeals(ctx, customerId),
+		);
 		return pollDeals(
 			{ ...step.state, rateLimit },
 			reads,
 			filters.customerIds,
 			step.wanted,
 			filters,
-			plan.nextStart,
+			nextStart,
 		);
 	},
 };

@@ -84,29 +84,6 @@ export function dealEvents(
 	return out;
 }
 
-/** Customers to read this poll: all when they fit the budget, otherwise a rotating window. */
-export function planReads(
-	customerIds: string[],
-	from: number,
-	budget: number,
-): { read: string[]; nextStart: number; rotating: boolean } {
-	const n = customerIds.length;
-	const size = Math.max(1, Math.floor(budget));
-	if (n <= size) return { read: [...customerIds], nextStart: 0, rotating: false };
-	const start = ((from % n) + n) % n;
-	const read: string[] = [];
-	for (let i = 0; i < size; i++) read.push(customerIds[(start + i) % n]);
-	return { read, nextStart: (start + size) % n, rotating: true };
-}
-
-/** Watched customer IDs from a list, a comma/line separated text or an array expression. */
-export function parseCustomerIds(value: unknown): string[] {
-	const raw = Array.isArray(value)
-		? value.map((v) => String(v ?? ''))
-		: String(value ?? '').split(/[\s,;]+/);
-	return [...new Set(raw.map((v) => v.trim()).filter((v) => v !== ''))];
-}
-
 /** The next state and the events after reading the deals of some watched customers. */
 export function pollDeals(
 	state: TriggerState,

@@ -6,9 +6,8 @@ import type { IDataObject, INodePropertyOptions, IPollFunctions } from 'n8n-work
 import { NodeOperationError } from 'n8n-workflow';
 
 import { customerWindows } from '../../shared/reads';
-import { planReads } from '../deals/state';
 import type { EventFamily, TriggerSettings } from '../family.type';
-import { keyLimitOf, readCustomerIds, sample, watchedCustomers } from '../fields';
+import { keyLimitOf, readCustomerIds, readInTurn, sample, watchedCustomers } from '../fields';
 import { MESSENGER_EVENTS, pollMessengers } from './state';
 
 /** The filters of messenger events, as `settings` reads them. */
@@ -110,23 +109,19 @@ export const messengers: EventFamily = {
 	/** As many watched customers as its part of the budget allows (at least one), in rotation. */
 	async poll(ctx, settings, step) {
 		const filters = filtersOf(settings);
-		const budget = Math.max(1, step.budget(step.state));
-		const plan = planReads(filters.customerIds, step.state.messengerRotationStart ?? 0, budget);
-		const reads: Array<{ customerId: string; messengers: IDataObject[]; now: number }> = [];
-		let rateLimit = step.state.rateLimit;
-		for (const customerId of plan.read) {
-			const read = await readWindows(ctx, customerId);
-			step.spent(1);
-			rateLimit = read.rateLimit ?? rateLimit;
-			reads.push({ customerId, messengers: read.messengers, now: read.now });
-		}
+		const { reads, rateLimit, nextStart } = await readInTurn(
+			step,
+			filters.customerIds,
+			step.state.messengerRotationStart ?? 0,
+			async (customerId) => await readWindows(ctx, customerId),
+		);
 		return pollMessengers(
 			{ ...step.state, rateLimit },
 			reads,
 			filters.customerIds,
 			step.wanted,
 			filters.windowLeadMinutes * 60_000,
-			plan.nextStart,
+			nextStart,
 		);
 	},
 };
