@@ -103,35 +103,31 @@ export async function listTemplates(
 	return body.templates ?? [];
 }
 
+/**
+ * GET /customers/{id}/messengers: each with its 24-hour window fields, and the answer's rate-limit
+ * reading, whose `serverDate` is the server's clock (the trigger's window events are timed by it).
+ */
+export async function customerWindows(
+	ctx: ApiContext,
+	customerId: string,
+	itemIndex?: number,
+): Promise<{ messengers: IDataObject[]; rateLimit: RateLimitReading }> {
+	const { body, rateLimit } = await apiRequest<{ messengers?: IDataObject[] }>(ctx, {
+		method: 'GET',
+		path: paths.customer(customerId, '/messengers'),
+		scope: 'customers:read',
+		itemIndex,
+	});
+	return { messengers: body.messengers ?? [], rateLimit };
+}
+
 /** GET /customers/{id}/messengers: each with its 24-hour window fields. */
 export async function customerMessengers(
 	ctx: ApiContext,
 	customerId: string,
 	itemIndex?: number,
 ): Promise<IDataObject[]> {
-	const { body } = await apiRequest<{ messengers?: IDataObject[] }>(ctx, {
-		method: 'GET',
-		path: paths.customer(customerId, '/messengers'),
-		scope: 'customers:read',
-		itemIndex,
-	});
-	return body.messengers ?? [];
-}
-
-/**
- * GET /customers/{id}/messengers with the answer's rate-limit reading, whose `serverDate` is the
- * server's clock (the trigger's window events are timed by it).
- */
-export async function customerWindows(
-	ctx: ApiContext,
-	customerId: string,
-): Promise<{ messengers: IDataObject[]; rateLimit: RateLimitReading }> {
-	const { body, rateLimit } = await apiRequest<{ messengers?: IDataObject[] }>(ctx, {
-		method: 'GET',
-		path: paths.customer(customerId, '/messengers'),
-		scope: 'customers:read',
-	});
-	return { messengers: body.messengers ?? [], rateLimit };
+	return (await customerWindows(ctx, customerId, itemIndex)).messengers;
 }
 
 /** One page of a pool's issued codes (GET /promo-pools/{id}/codes?issued_only=true), in queue order. */

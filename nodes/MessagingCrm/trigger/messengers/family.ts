@@ -8,7 +8,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { customerWindows } from '../../shared/reads';
 import type { EventFamily, TriggerSettings } from '../family.type';
 import { keyLimitOf, readCustomerIds, readInTurn, sample, watchedCustomers } from '../fields';
-import { MESSENGER_EVENTS, pollMessengers } from './state';
+import { MESSENGER_EVENTS, minutesLeft, pollMessengers } from './state';
 
 /** The filters of messenger events, as `settings` reads them. */
 interface MessengerFilters {
@@ -100,7 +100,7 @@ export const messengers: EventFamily = {
 			window_expires_at: entry.window_expires_at ?? null,
 			can_send_freeform: entry.can_send_freeform ?? null,
 			...(event === 'windowClosingSoon' && Number.isFinite(closesAt)
-				? { minutes_left: Math.max(0, Math.round((closesAt - now) / 60_000)) }
+				? { minutes_left: minutesLeft(closesAt, now) }
 				: {}),
 			sample_matches_event: pick !== undefined,
 		});

@@ -33,6 +33,10 @@ export interface MessengerSnapshot {
 export const messengerKey = (entry: IDataObject): string =>
 	`${String(entry.type ?? '')}:${String(entry.id ?? '')}`;
 
+/** Whole minutes from `now` until a window closes at `closesAt` (0 once it has). */
+export const minutesLeft = (closesAt: number, now: number): number =>
+	Math.max(0, Math.round((closesAt - now) / 60_000));
+
 const time = (value: unknown): number | undefined => {
 	const ms = typeof value === 'string' ? Date.parse(value) : NaN;
 	return Number.isFinite(ms) ? ms : undefined;
@@ -99,7 +103,7 @@ export function messengerEvents(
 			} else if (!closed && now >= closesAt - leadMs && next.soon !== expires) {
 				if (report && previous)
 					emit('windowClosingSoon', {
-						minutes_left: Math.max(0, Math.round((closesAt - now) / 60_000)),
+						minutes_left: minutesLeft(closesAt, now),
 					});
 				next.soon = expires;
 			}
