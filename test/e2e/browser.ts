@@ -4,6 +4,8 @@ import { existsSync } from 'fs';
 import type { Browser, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
 
+import { privateFolder } from './setup';
+
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /**
@@ -13,8 +15,12 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export async function openEditor(cookie: string): Promise<{ browser: Browser; page: Page }> {
 	if (!existsSync(CHROMIUM))
 		throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium`);
+	// Chromium keeps its certificate store (~/.pki) and caches in the home folder whatever its
+	// profile: a private one of its own, removed with the test file's other folders.
+	const home = privateFolder('chromium-home-');
 	const browser = await chromium.launch({
 		executablePath: CHROMIUM,
+		env: { ...process.env, HOME: home, XDG_CONFIG_HOME: home, XDG_CACHE_HOME: home },
 		args: [
 			'--no-sandbox',
 			'--disable-gpu',
