@@ -21,7 +21,7 @@ import { tmpdir } from 'os';
 import path from 'path';
 
 /** The n8n release the package is tested against end to end: the one place it is set. */
-export const N8N_VERSION = process.env.N8N_E2E_VERSION ?? '2.40.7';
+export const N8N_VERSION = process.env.N8N_E2E_VERSION ?? '2.41.1';
 
 /** The newest n8n 1.x, for self-hosters who have not moved to 2.x (runs on the machine's Node 20). */
 export const N8N_V1_VERSION = '1.123.81';
@@ -56,6 +56,14 @@ export function machineNode(): string {
 /** The Node that runs this n8n: 24 for 2.x, the machine's own for 1.x. */
 export function nodeFor(version = N8N_VERSION): string {
 	return version.startsWith('1.') ? machineNode() : NODE24;
+}
+
+/** The folder holding a Node's include/node headers: its installation prefix (/usr for /usr/bin/node). */
+function nodeHeaders(node: string): string {
+	const prefix = path.dirname(path.dirname(node));
+	if (!existsSync(path.join(prefix, 'include', 'node', 'node.h')))
+		throw new Error(`No Node headers under ${prefix}/include/node for ${node}`);
+	return prefix;
 }
 
 /** The size of a folder in MB (du), for the progress line of a first install. */
@@ -128,7 +136,9 @@ export async function ensureN8n(
 	const env = {
 		...process.env,
 		PATH: `${binDir}${path.delimiter}${process.env.PATH ?? ''}`,
-		...(version.startsWith('1.') ? {} : { npm_config_nodedir: NODE_HOME }),
+		// The native modules build against the headers of the Node that runs this n8n, named here
+		// rather than read from a user's ~/.npmrc (node-gyp would download them otherwise).
+		npm_config_nodedir: version.startsWith('1.') ? nodeHeaders(node) : NODE_HOME,
 		npm_config_ignore_scripts: 'true',
 		npm_config_audit: 'false',
 		npm_config_fund: 'false',
