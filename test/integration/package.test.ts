@@ -103,10 +103,10 @@ describe('the published package', () => {
 		});
 	}, 120_000);
 
-	it('planted: the scanner finds the declaration file the tarball used to ship', () => {
+	it('planted: the scanner finds a declaration file tsc would emit beside the credential', () => {
 		const planted = folder('mcrm-planted-');
 		execFileSync('cp', ['-r', `${unpacked}/.`, planted]);
-		// What tsc emitted beside the credential before declarations were turned off.
+		// What tsc emits beside the credential with declarations on (tsconfig.build.json has them off).
 		writeFileSync(
 			path.join(planted, 'dist/credentials/MessagingCrmApi.credentials.d.ts'),
 			[
