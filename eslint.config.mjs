@@ -5,7 +5,8 @@
 // - `npm run lint` allows no warnings.
 // The tests, the sandbox and the tools under test/ are not part of the package and are type-checked
 // instead (`npm run typecheck`); package.json `n8n.strict` is false because strict mode demands the
-// default configuration file, with nothing on top.
+// default configuration file, with nothing on top (what that file would break: docs/development.md,
+// "n8n's verification, and why `n8n.strict` is false").
 import { config } from '@n8n/node-cli/eslint';
 
 export default [

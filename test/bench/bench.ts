@@ -451,7 +451,7 @@ async function loneTail() {
 }
 
 /**
- * Limiters the API may be (issue 34): first contact refused (the key spent before the run), a
+ * Limiters the API may be: first contact refused (the key spent before the run), a
  * reset in epoch milliseconds, a sliding log, and the tail of a shared run at the API's own 60 s
  * window (eight processes; beside a co-tenant). The first rows send no Retry-After; the shared-tail
  * rows send it, as the sandbox does by default.

@@ -1,8 +1,8 @@
 /**
- * A no-code builder's first hour, in the real editor (n8n 2.x, headless Chromium): the two
- * workflows of issue 25 built through the node picker, the fields, drag-and-drop mapping and
- * Execute step, checking the texts a builder reads. Screenshots (builder-*.png) go to
- * test/e2e/screenshots/.
+ * A no-code builder's first hour, in the real editor (n8n 2.x, headless Chromium): two first
+ * workflows (Create or Update → Send a message; Pool Became Low → Upload promo codes) built through
+ * the node picker, the fields, drag-and-drop mapping and Execute step, checking the texts a builder
+ * reads. Screenshots (builder-*.png) go to test/e2e/screenshots/.
  */
 import { mkdirSync } from 'fs';
 import path from 'path';

@@ -269,7 +269,7 @@ describe(`n8n ${N8N_VERSION}: a repeat is the same event run again, never the sa
 		// Retry is n8n's button on a failed execution: the second tick must have failed at Send.
 		const retried = ticks[0].status === 'error' ? await retry(ticks[0].id, false) : undefined;
 		counts["n8n's Retry of tick 2"] = sentTo(REMINDED);
-		// One comparison, so that a failure shows every figure (issue 33's table, per customer).
+		// One comparison, so that a failure shows every figure (messages per customer after each run).
 		expect({
 			ticks: ticks.map((e) => e.status).reverse(),
 			retry: retried?.status ?? 'nothing to retry',

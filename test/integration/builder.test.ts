@@ -1,5 +1,5 @@
 /**
- * A no-code builder's first workflow (issue 25), through n8n's engine against the sandbox: a
+ * A no-code builder's first workflow, through n8n's engine against the sandbox: a
  * repeat that says it is one, errors that say what to do next, dropdowns in plain words, a
  * trigger whose every event the node picker lists, and a test event that says it is a sample.
  * The editor itself is checked in test/e2e/builder.e2e.ts.
@@ -362,7 +362,7 @@ describe('the trigger is findable', () => {
 			families.flatMap((family) => [...family.events]).sort(),
 		);
 		expect(pickerEvents(description)).toHaveLength(20);
-		// Planted: the version 1 lists first, as before, and the deal events vanish from the picker.
+		// Planted: with the version 1 lists first, the deal events vanish from the picker.
 		const planted = {
 			...description,
 			properties: description.properties.filter((p) => p.name !== 'events'),

@@ -1,10 +1,13 @@
 /**
  * The README and docs/ cannot drift from the node: the operations tables hold exactly the built
  * node's resources and operations, the trigger's table every event it offers, and every relative
- * link (as GitHub and npm render it) reaches a file and a heading. Each check is also run once on
- * a planted mistake, to show it catches one.
+ * link (as GitHub and npm render it) reaches a file and a heading. Docs, code and tests describe
+ * the product as it is, for a reader who never saw it being made: no issue numbers, no work
+ * sessions, no first cuts (history belongs in CHANGELOG.md, in release terms). Each check is also
+ * run once on a planted mistake, to show it catches one.
  */
-import { existsSync, readdirSync, readFileSync } from 'fs';
+import { spawnSync } from 'child_process';
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'fs';
 import path from 'path';
 
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
@@ -65,6 +68,87 @@ function brokenLinks(file: string, markdown: string): string[] {
 	return broken;
 }
 
+/**
+ * Phrases that tell how the project was made rather than what the product is. Each is narrow
+ * enough that the product's honest text does not meet it; the planted test below shows both.
+ * Nothing is allowed by file or line: a phrase that must stay is reworded.
+ */
+const HISTORY: [string, RegExp][] = [
+	// An issue or pull request by its number; not a verb with a count ("the pool will issue 3 codes").
+	[
+		'an issue or pull request number',
+		/\b(?:issues?|pull requests?|PRs?) #?\d+\b(?!\s+(?:codes?|more|times?)\b)/i,
+	],
+	// A work session of the project: a stop (or session) named as this one, the last, the next, or
+	// the one before.
+	[
+		'a work session',
+		/\b(?:this|last|previous|next|earlier) stop(?:'s)?\b|\bthe stop before\b|\bearlier stops\b|\b(?:last|previous|earlier) session\b/i,
+	],
+	['a draft of a change', /\bfirst cut\b/i],
+	// This package's releases by their place; a fact about another package's is worded "the last
+	// release that installs" or "the last release of <package>".
+	[
+		'an earlier release of this package',
+		/\b(?:last|previous) release\b(?! (?:that|of)\b)|\blast (?:two|three|\d+) releases\b/i,
+	],
+	['a build named by its age', /\b(?:earlier|previous|older|old) builds?\b/i],
+	// "last time" for a work session before this one (after "as", "than" or "unlike", or closing
+	// a clause); not "the last time the customer wrote".
+	['"last time" for a work session', /\b(?:as|than|unlike) last time\b|\blast time[.,;:)]/i],
+	['a pacer named by its age', /\b(?:previous|earlier|old|former) pacers?\b|\bpacer of then\b/i],
+	// What the product did once, told of the product itself; not "a key used to sign".
+	['a habit of the past', /\b(?:it|they|we) used to\b/i],
+];
+
+/** Every history phrase of a file, as "file:line: what it is: the phrase". */
+function historyTalk(file: string, text: string): string[] {
+	const found: string[] = [];
+	text.split('\n').forEach((line, index) => {
+		for (const [what, pattern] of HISTORY) {
+			for (const [phrase] of line.matchAll(new RegExp(pattern.source, `${pattern.flags}g`)))
+				found.push(`${file}:${index + 1}: ${what}: "${phrase}"`);
+		}
+	});
+	return found;
+}
+
+/** Where history belongs, and what is not text of the project. */
+const NOT_SCANNED = new Set(['CHANGELOG.md', 'package-lock.json']);
+/** What .gitignore leaves out, for a copy of the tree without git. */
+const UNTRACKED = new Set(['.git', 'node_modules', 'dist', '.cache', 'coverage']);
+
+/**
+ * Every file git tracks; in a copy of the tree without git (the worked example's scratch copy,
+ * test/integration/docs-example.test.ts), every file but what .gitignore leaves out.
+ */
+function trackedFiles(): string[] {
+	const top = spawnSync('git', ['rev-parse', '--show-toplevel'], {
+		cwd: PACKAGE_ROOT,
+		encoding: 'utf8',
+	});
+	if (top.status === 0 && realpathSync(top.stdout.trim()) === realpathSync(PACKAGE_ROOT)) {
+		const git = spawnSync('git', ['ls-files', '-z'], { cwd: PACKAGE_ROOT, encoding: 'utf8' });
+		return git.stdout.split('\0').filter(Boolean);
+	}
+	const walk = (dir: string): string[] =>
+		readdirSync(path.join(PACKAGE_ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+			const file = dir ? `${dir}/${entry.name}` : entry.name;
+			if (entry.isDirectory()) return UNTRACKED.has(entry.name) ? [] : walk(file);
+			return entry.isFile() && !entry.name.endsWith('.log') ? [file] : [];
+		});
+	return walk('');
+}
+
+/** The text of every tracked file history is not kept in; binary files (a NUL byte) left out. */
+function trackedTexts(): [string, string][] {
+	return trackedFiles()
+		.filter((file) => !NOT_SCANNED.has(file) && existsSync(path.join(PACKAGE_ROOT, file)))
+		.map((file) => [file, readFileSync(path.join(PACKAGE_ROOT, file))] as const)
+		.filter(([, bytes]) => !bytes.includes(0))
+		.map(([file, bytes]) => [file, bytes.toString('utf8')]);
+}
+
 /** The names the README's "Example workflows" list gives, in its order. */
 const exampleNames = (markdown: string) =>
 	[...markdown.matchAll(/^\d\. \*\*(Example \d: [^*]+)\*\*/gm)].map((m) => m[1]);
@@ -121,5 +205,53 @@ describe('the README and docs/ agree with the node', () => {
 
 	it('the README stays a five-minute read', () => {
 		expect(read('README.md').split('\n').length).toBeLessThanOrEqual(200);
+	});
+});
+
+describe('docs, code and tests describe the product, not how it was made', () => {
+	it('no tracked text file but CHANGELOG.md tells the history (issue numbers, work sessions, first cuts)', () => {
+		const texts = trackedTexts();
+		expect(texts.map(([file]) => file)).toEqual(
+			expect.arrayContaining(['README.md', 'docs/queue-mode.md', 'test/integration/docs.test.ts']),
+		);
+		expect(texts.length).toBeGreaterThan(200);
+		expect(texts.flatMap(([file, text]) => historyTalk(file, text))).toEqual([]);
+	});
+
+	it('the history check names the file and line of each phrase, and leaves product text alone (planted)', () => {
+		// Built from pieces, so that this file does not hold the phrases it plants.
+		const planted = [
+			'// Paced as the pacer of the first' + ' cut was.',
+			'// Waits for the reset, as issue' + ' 12 asked.',
+			'// With this and the last' + " stop's pacer alike.",
+			'// Beyond what they spent by this point last' + ' time, at their rate.',
+			'// A state stored by an earlier' + ' build keeps its rotation.',
+			'// (Last' + ' release: 7 answered 429.)',
+			'// As the previous' + ' pacer did.',
+			'// A stop (it used' + ' to print errors).',
+		].join('\n');
+		const found = historyTalk('nodes/x.ts', planted);
+		expect(found.map((line) => line.replace(/: "[^"]*"$/, ''))).toEqual([
+			'nodes/x.ts:1: a draft of a change',
+			'nodes/x.ts:2: an issue or pull request number',
+			'nodes/x.ts:3: a work session',
+			'nodes/x.ts:4: "last time" for a work session',
+			'nodes/x.ts:5: a build named by its age',
+			'nodes/x.ts:6: an earlier release of this package',
+			'nodes/x.ts:7: a pacer named by its age',
+			'nodes/x.ts:8: a habit of the past',
+		]);
+		expect(found[1]).toBe(`nodes/x.ts:2: an issue or pull request number: "${'issue'} 12"`);
+		const product = [
+			'// The registry does not have it: the last release that installs is pinned.',
+			'// Pinned to the last release of @aws-sdk/client-s3 the registry can install.',
+			'// The pool will issue 3 codes; a disabled pool issues nothing.',
+			'// Window Closing Soon counts from the last time the customer wrote.',
+			'// Ctrl-C: this stops every process, and the stop frees every port.',
+			'// A pacer that spreads every request; the other pacers of the key.',
+			'// Issues of the API are reported to its owner; the chat session of a customer.',
+			'// The key used to sign the request is never logged.',
+		].join('\n');
+		expect(historyTalk('nodes/x.ts', product)).toEqual([]);
 	});
 });

@@ -103,10 +103,10 @@ describe('the published package', () => {
 		});
 	}, 120_000);
 
-	it('planted: the scanner finds the declaration file the tarball used to ship', () => {
+	it('planted: the scanner finds a declaration file tsc would emit beside the credential', () => {
 		const planted = folder('mcrm-planted-');
 		execFileSync('cp', ['-r', `${unpacked}/.`, planted]);
-		// What tsc emitted beside the credential before declarations were turned off.
+		// What tsc emits beside the credential with declarations on (tsconfig.build.json has them off).
 		writeFileSync(
 			path.join(planted, 'dist/credentials/MessagingCrmApi.credentials.d.ts'),
 			[
@@ -164,13 +164,13 @@ describe('the icons', () => {
 		},
 	);
 
-	it('planted: the icon this package had until now, with a green check at its lower right, is caught', () => {
-		const before = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64" width="64" height="64">
+	it('planted: an icon with a green check at its lower right is caught', () => {
+		const checked = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64" width="64" height="64">
 			<rect x="4" y="8" width="46" height="34" rx="8" fill="#2563eb"/>
 			<circle cx="50" cy="46" r="11" fill="#16a34a"/>
 			<path d="M45 46 l4 4 l7 -8" stroke="#ffffff" stroke-width="3" fill="none"/>
 		</svg>`;
-		const found = statusMarkLookalikes(before);
+		const found = statusMarkLookalikes(checked);
 		expect(found.filter((f) => f.startsWith('<circle'))).toHaveLength(2);
 		expect(found.filter((f) => f.startsWith('<path'))).toEqual([
 			expect.stringContaining('lower right corner'),
@@ -195,7 +195,7 @@ describe('the example workflows', () => {
 	const examples = exampleWorkflows();
 
 	it.each(examples.map((w) => [w.name, w]))(
-		'%s: every node id is a UUID (PostgreSQL refused the 40-character ones)',
+		"%s: every node id is a UUID (n8n's PostgreSQL schema keeps 36 characters)",
 		(_name, workflow) => {
 			expect(nonUuidNodeIds(workflow as WorkflowJson)).toEqual([]);
 		},
@@ -218,7 +218,7 @@ describe('the example workflows', () => {
 		expect(tools(changed)).not.toEqual(tools(agent));
 	});
 
-	it('planted: the 40-character id the restock example had is caught', () => {
+	it('planted: a 40-character node id is caught', () => {
 		expect(
 			nonUuidNodeIds({
 				nodes: [{ name: 'Pool became low', id: '778690398923-0000-4000-8000-000000000000' }],

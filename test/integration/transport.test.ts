@@ -193,7 +193,7 @@ describe('a limiter that frees slots one at a time (no Retry-After)', () => {
 			// down, "0" says only that the next slot frees within the second: when the first request
 			// went out 30 ms or more before the others (a process still warming up), the probe at the
 			// reset finds that one slot free and the rest wait that second (9.0-9.2 s in 9 runs of 10 on
-			// 24 Nov 2026, with this and the last stop's pacer). The model and the benchmark hold
+			// 24 Nov 2026). The model and the benchmark hold
 			// 1.10x at scale (75 at 30 per 6 s: 1.012x).
 			expect(refused).toBeLessThanOrEqual(1);
 			expect(seconds).toBeLessThanOrEqual(resetFormat === 'seconds' ? 8.8 : 9.8);

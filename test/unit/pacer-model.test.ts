@@ -154,7 +154,7 @@ describe('fair when shared', () => {
 	});
 });
 
-describe('fair when shared at a window ten times shorter, as the benchmark runs it (issue 34)', () => {
+describe('fair when shared at a window ten times shorter, as the benchmark runs it', () => {
 	// 120 per 6 s against a server on the same host (a round trip of 1.5 ms); the co-tenant either
 	// in its own process or in the node's event loop (another workflow of the same n8n), where it
 	// shows nothing while the node sends back to back.
@@ -240,7 +240,7 @@ describe('eight workers on one key (eight processes, eight pacers)', () => {
 	);
 });
 
-describe('a pacer that came late once is not left out (issue 34)', () => {
+describe('a pacer that came late once is not left out', () => {
 	/** `n` processes with `items` each, started together. */
 	const even = (n: number, items: number) => Array.from({ length: n }, () => ({ items }));
 	/** `n` processes, each 7 items more than the last and started 37 ms after it. */
@@ -363,7 +363,7 @@ describe('any reset format a server writes', () => {
 	});
 });
 
-describe('the tail of a shared run goes as early as the others leave room (issue 34)', () => {
+describe('the tail of a shared run goes as early as the others leave room', () => {
 	/** From the first request sent to the last one accepted, of all the pacers, in seconds. */
 	const span = (r: ReturnType<typeof runModel>) =>
 		(Math.max(...r.clients.map((c) => c.last)) - Math.min(...r.clients.map((c) => c.first))) / 1000;
@@ -428,7 +428,7 @@ describe('the tail of a shared run goes as early as the others leave room (issue
 	});
 });
 
-describe('a limiter that frees slots one at a time (issue 34)', () => {
+describe('a limiter that frees slots one at a time', () => {
 	const forms: Array<[string, Limiter, ResetForm, number]> = [
 		['a sliding log, reset in whole seconds rounded down', 'sliding', 'floor', 12],
 		['a sliding log, reset to the millisecond', 'sliding', 'exact', 12],
@@ -453,7 +453,7 @@ describe('a limiter that frees slots one at a time (issue 34)', () => {
 	);
 });
 
-describe('probing a reset that comes early costs little (issue 34)', () => {
+describe('probing a reset that comes early costs little', () => {
 	it('an epoch reset 1 s early at 30 per 6 s (Date on the host clock, no Retry-After): none lost, at most 3 % answered 429', () => {
 		const result = runModel(
 			{ ...SHORT, reset: 'epoch', clockBehindS: 1, date: 'host', retryAfter: false },

@@ -1,6 +1,6 @@
 /**
  * The trigger's registry of event families: every event in one family, the baseline's key as
- * saved states hold it, a state stored by an earlier build, and a family added by one line.
+ * saved states hold it, a state that holds its rotation as `cursor`, and a family added by one line.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -56,7 +56,7 @@ describe('the registry of event families', () => {
 		).toEqual(['templates', ['templateNew'], '', [], '', [], ['leadMinutes', 60]]);
 	});
 
-	it('a state stored by an earlier build keeps its rotation (stored as cursor); another configuration starts anew', () => {
+	it('a state saved before rotationStart was named so keeps its rotation (stored as cursor); another configuration starts anew', () => {
 		const stored = { config: 'k', deals: { c: {} }, cursor: 7, rateLimit: 120 };
 		expect(loadState(stored, 'k')).toEqual({
 			config: 'k',

@@ -358,7 +358,7 @@ export class Others {
 		const offset = from - t.start;
 		const total = spentBy(p, p.length);
 		const asLastTime = total - spentBy(p, offset - late);
-		// Beyond what they spent by this point last time, at the rate of the excess.
+		// Beyond what they spent by this point of the last window, at the rate of the excess.
 		const excess = t.others - spentBy(p, offset + late);
 		const elapsed = Math.max((t.lastAt ?? now) - t.start, 500);
 		return Math.max(0, asLastTime, (Math.max(0, excess) / elapsed) * until);

@@ -15,7 +15,10 @@ export interface TriggerState {
 	rateLimit?: number;
 }
 
-/** The state as stored, read by this version (earlier builds stored `rotationStart` as `cursor`). */
+/**
+ * The state as stored. A state saved before `rotationStart` was named so holds it as `cursor`,
+ * which is read as `rotationStart`.
+ */
 export function loadState(stored: unknown, config: string): TriggerState {
 	if (!stored || typeof stored !== 'object') return { config };
 	const { cursor, ...state } = stored as TriggerState & { cursor?: number };
