@@ -9,6 +9,8 @@ export interface ExecutionSummary {
 	id: string;
 	status: string;
 	retryOf?: string | null;
+	startedAt?: string | null;
+	stoppedAt?: string | null;
 }
 
 export async function until(
@@ -52,6 +54,30 @@ export async function retryExecution(
 	return body.data;
 }
 
+/**
+ * One POST to a published workflow's webhook. n8n answers readiness before it has registered the
+ * published workflows' webhooks ("The requested webhook … is not registered" for a moment
+ * after the start): that answer, on which nothing ran, is tried again for a minute.
+ */
+async function postToWebhook(
+	url: string,
+	body: unknown,
+	headers: Record<string, string>,
+): Promise<Response> {
+	const deadline = Date.now() + 60_000;
+	for (;;) {
+		const response = await fetch(url, {
+			method: 'POST',
+			headers: { 'Content-Type': 'application/json', ...headers },
+			body: JSON.stringify(body),
+		});
+		if (response.status !== 404 || Date.now() > deadline) return response;
+		const text = await response.clone().text();
+		if (!/is not registered/.test(text)) return response;
+		await new Promise((resolve) => setTimeout(resolve, 500));
+	}
+}
+
 /** POSTs to a workflow's webhook; resolves with the new executions once `count` of them ended. */
 export async function triggerWebhook(
 	session: Session,
@@ -65,12 +91,7 @@ export async function triggerWebhook(
 	const before = new Set((await executions(session, workflowId)).map((e) => e.id));
 	const responses = await Promise.all(
 		bodies.map(
-			async (body) =>
-				await fetch(`${session.url}/webhook/${webhook}`, {
-					method: 'POST',
-					headers: { 'Content-Type': 'application/json', ...headers },
-					body: JSON.stringify(body),
-				}),
+			async (body) => await postToWebhook(`${session.url}/webhook/${webhook}`, body, headers),
 		),
 	);
 	for (const response of responses)
