@@ -5,6 +5,7 @@ import type {
 	NodeOperationError,
 } from 'n8n-workflow';
 
+import { refusalOf } from '../helpers/validate';
 import { apiFailureOf } from '../transport/errors';
 
 /** Beneath the floors (helpers/validate.ts), so that shared/ turns errors into the item's the same way. */
@@ -14,11 +15,17 @@ export { asNodeError } from '../helpers/validate';
  * The error item "Continue on fail" puts out for a failed input item. Only `error` and `details`
  * at the top: that is the shape n8n routes to the error output under "Continue (using error
  * output)" without rewriting it. `details` holds the envelope's details (reason, retryable …)
- * plus the code, the HTTP status and the hint.
+ * plus the code, the HTTP status and the hint; for a refusal of the node's own, its code and
+ * details (no HTTP status: the node refused).
  */
 export function errorItem(error: NodeApiError | NodeOperationError): IDataObject {
 	const failure = apiFailureOf(error);
-	const details: IDataObject = { ...(failure?.details ?? {}) };
+	const refusal = refusalOf(error);
+	// A refusal's code first: its details are the node's few, not an envelope's.
+	const details: IDataObject =
+		!failure && refusal
+			? { code: refusal.code, ...refusal.details }
+			: { ...(failure?.details ?? {}) };
 	if (failure) {
 		details.code = failure.code;
 		if (failure.status !== undefined) details.httpCode = failure.status;

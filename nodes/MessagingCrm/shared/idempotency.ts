@@ -109,6 +109,10 @@ export function customKey(
 			'Idempotency Key',
 			'is longer than 255 characters',
 			'Use a shorter key, for example an ID or a hash of the submission.',
+			{
+				problem: 'the idempotency key this tool is given is longer than 255 characters',
+				next: "Nothing was sent or changed. The key comes from this tool's settings in n8n: whoever set up this tool must shorten it.",
+			},
 		);
 	}
 	return key;
