@@ -281,6 +281,12 @@ describe("The node's own refusal, as the API's would read: Ben Okafor on WhatsAp
 		expect(env.sandbox.requests().map((r) => `${r.method} ${r.path}`)).toEqual([
 			`GET /customers/${ben}/messengers`,
 		]);
+		// n8n's log says what happened: refused after that read, before any message was sent.
+		expect(tool.logs?.filter((l) => l.includes('Messaging CRM'))).toEqual([
+			expect.stringMatching(
+				/^warn Messaging CRM "Send_text", item 1 refused before any message was sent: bizchat_window_closed: Item 1: /,
+			),
+		]);
 	});
 
 	it('for an MCP client: thrown as RefusedError (not invalid input, not the API), the details in the text', async () => {

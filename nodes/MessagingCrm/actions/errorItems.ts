@@ -42,13 +42,21 @@ export function errorItem(error: NodeApiError | NodeOperationError): IDataObject
  */
 export function logFailure(ctx: IExecuteFunctions, error: NodeApiError | NodeOperationError): void {
 	const failure = apiFailureOf(error);
+	const refusal = refusalOf(error);
 	const item = error.context.itemIndex;
 	// Counted from 1, as the node's own messages count items ("Item 1: …").
 	const where = `Messaging CRM "${ctx.getNode().name}"${typeof item === 'number' ? `, item ${item + 1}` : ''}`;
 	// The same in fields, for n8n's JSON log output.
-	const meta = { node: ctx.getNode().name, itemIndex: item, code: failure?.code };
+	const meta = { node: ctx.getNode().name, itemIndex: item, code: failure?.code ?? refusal?.code };
+	if (refusal) {
+		// When it refused, as it was: the window's pre-check, for one, read the messengers first.
+		const when = refusal.when ?? 'before any request';
+		ctx.logger?.warn(`${where} refused ${when}: ${refusal.code}: ${error.message}`, meta);
+		return;
+	}
 	if (!failure) {
-		ctx.logger?.warn(`${where} failed before any request: ${error.message}`, meta);
+		// Neither the API's answer nor a refusal: where it failed is not known.
+		ctx.logger?.warn(`${where} failed: ${error.message}`, meta);
 		return;
 	}
 	const status = failure.status === undefined ? '' : ` (HTTP ${failure.status})`;
