@@ -131,6 +131,11 @@ describe('As a tool of the AI Agent', () => {
 			true,
 			false,
 		]);
+		// Said of the call, not of events and the node's options, which a caller cannot set.
+		expect(again.items[0].json.repeat).toMatch(
+			/^Nothing was sent this time: a call with the same arguments already sent this message/,
+		);
+		expect(again.items[0].json.repeat).not.toMatch(CALLER_MUST_NOT_READ);
 		expect(env.sandbox.sentTo([String(c.id)])).toEqual([2]);
 	});
 

@@ -27,7 +27,12 @@ import { refusalOf, segmentParam, uuidParam } from '../../nodes/MessagingCrm/hel
 import { customerRef, lookupQuery, resolveRef } from '../../nodes/MessagingCrm/shared/customer';
 import { resolveDealId } from '../../nodes/MessagingCrm/shared/deal';
 import { limitOf } from '../../nodes/MessagingCrm/shared/descriptions';
-import { customKey } from '../../nodes/MessagingCrm/shared/idempotency';
+import {
+	customKey,
+	repeatFields,
+	SEND_WORDS,
+	UPSERT_WORDS,
+} from '../../nodes/MessagingCrm/shared/idempotency';
 import {
 	customerDeals,
 	customerMessengers,
@@ -156,6 +161,7 @@ function contextOf(parameters: IDataObject = {}, extra: Partial<INode> = {}): IE
 }
 
 const tool = contextOf();
+const editor = contextOf({}, { type: 'n8n-nodes-messaging-crm.messagingCrm' });
 
 /** What the function threw (every case below must throw). */
 async function thrown(produce: () => unknown): Promise<NodeOperationError> {
@@ -454,5 +460,26 @@ describe("the node's own refusals, in the words of a tool caller, with their cod
 			visit(source);
 		}
 		expect(bare).toEqual([]);
+	});
+});
+
+describe('a repeated send or upsert, for a tool caller', () => {
+	it.each([
+		['send', SEND_WORDS],
+		['upsert', UPSERT_WORDS],
+	])('%s: marked replayed, in words of the call, not of events and options', (_name, words) => {
+		const asTool = repeatFields(tool, true, words);
+		expect(asTool.replayed).toBe(true);
+		expect(builderWordsIn(asTool.repeat)).toEqual([]);
+		expect(String(asTool.repeat)).toMatch(
+			/^Nothing was \w+ this time: a call with the same arguments/,
+		);
+		// The editor's words, which the check above would catch.
+		const inEditor = repeatFields(editor, true, words);
+		expect(String(inEditor.repeat)).toMatch(/Options → Repeat Protection → Every Execution Sends/);
+		expect(builderWordsIn(inEditor.repeat)).toEqual(
+			expect.arrayContaining(['same event', 'Repeat Protection', 'Idempotency Key']),
+		);
+		expect(repeatFields(tool, false, words)).toEqual({});
 	});
 });

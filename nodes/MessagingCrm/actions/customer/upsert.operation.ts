@@ -344,7 +344,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const output: IDataObject = {
 		result,
 		...customer,
-		...repeatFields(replayed, UPSERT_WORDS),
+		...repeatFields(this, replayed, UPSERT_WORDS),
 	};
 	output.result = result;
 	return [output];

@@ -355,7 +355,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 					}
 				: {}),
 			...walked,
-			...repeatFields(isReplayed(answer.headers), SEND_WORDS),
+			...repeatFields(this, isReplayed(answer.headers), SEND_WORDS),
 		},
 	];
 	const scope = content === 'template' ? 'messages:template' : 'messages:send';
