@@ -145,8 +145,12 @@ export function isErrorLine(who: string, line: string): boolean {
 	return /error\b/i.test(line);
 }
 
-/** The one line this package's node logs for each item that failed (actions/errors.ts). */
-const NODE_FAILURE = /^Messaging CRM ".*"(?:, item \d+)? failed(?: before any request)?: /;
+/**
+ * The one line this package's node logs for each item that failed (actions/errorItems.ts): the
+ * API's refusal ("failed: no_peer (HTTP 409): …"), or the node's own, saying when it refused
+ * ("refused before any request: validation_error: …").
+ */
+const NODE_FAILURE = /^Messaging CRM ".*"(?:, item \d+)? (?:failed|refused [^:]+): /;
 
 /** What n8n says in words a newcomer may not know, and what it means here. */
 const EXPLAINED: Array<[RegExp, string]> = [

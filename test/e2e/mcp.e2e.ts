@@ -13,6 +13,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { assertNoSecret } from '../harness/n8n';
 import type { Sandbox } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
+import { demoPersonId, seedDemoPeople } from '../sandbox/demo';
 import { DEMO } from '../sandbox/store';
 import { connectMcp, mcpEndpoint, textOf } from './mcp';
 import { ensureN8n, N8N_V1_VERSION, N8N_VERSION, prepareUserFolder, startN8n } from './n8n';
@@ -68,6 +69,8 @@ beforeAll(async () => {
 	sandbox = await startSandbox({ rateLimit: { enabled: false } });
 	// The key the tools use: it reads customers and sends, but may not change deals.
 	key = sandbox.mintKey(['customers:read', 'messages:send', 'messages:template']);
+	// Ben Okafor among them: his WhatsApp window closed two days ago.
+	seedDemoPeople(sandbox);
 });
 
 afterAll(async () => await sandbox?.stop());
@@ -109,7 +112,11 @@ describe.each([
 		/** A phone of this n8n's own customers (the sandbox is shared), e.g. +15550190001. */
 		const phone = (n: number) => `+1555019${series}00${n}`;
 		/** n8n 2.x writes the thrown error's name (the node's: who refused); 1.x says "Error". */
-		const failed = version.startsWith('1.') ? 'Error' : 'ApiError';
+		const named = (name: string) => (version.startsWith('1.') ? 'Error' : name);
+		const failed = named('ApiError');
+		/** A builder's words (tool-words.test.ts has them all), which a client must not be told. */
+		const builderWords =
+			/NodeOperationError|workflow|this item|\bItem \d|\bSwitch\b|\bContent\b|If the 24-Hour Window|Send a Template Instead|Options →|By Phone|"Customer"/;
 
 		it('the editor asking for a dropdown of a node just added, before its credential is set: the hint, no error', async () => {
 			const cookie = await setupOwner(editorUrl);
@@ -204,8 +211,16 @@ describe.each([
 			const again = await client.callTool({ name: 'Send_text', arguments: call });
 			expect(again.isError).toBeFalsy();
 			expect(JSON.parse(textOf(again))).toEqual([
-				expect.objectContaining({ message_id: message.message_id, replayed: true }),
+				expect.objectContaining({
+					message_id: message.message_id,
+					replayed: true,
+					// Said of the call, not of events and the node's options.
+					repeat: expect.stringMatching(
+						/^Nothing was sent this time: a call with the same arguments already sent this message/,
+					) as string,
+				}),
 			]);
+			expect(textOf(again)).not.toMatch(builderWords);
 			expect(messagesTo(id)).toHaveLength(1);
 		});
 
@@ -241,7 +256,7 @@ describe.each([
 			);
 			expect(textOf(refused)).toContain('"code":"recipient_unreachable","httpCode":409');
 			// Words for a client: what to call, not what a workflow builder would run.
-			expect(textOf(refused)).not.toMatch(/NodeOperationError|workflow|this item/);
+			expect(textOf(refused)).not.toMatch(builderWords);
 			expect(messagesTo(id).map((m) => m.status)).toEqual(['failed']);
 			const moved = await client.callTool({
 				name: 'Move_deal_to_stage',
@@ -249,7 +264,7 @@ describe.each([
 			});
 			expect(moved.isError).toBe(true);
 			expect(textOf(moved)).toMatch(/insufficient_scope: .*"customers:write".*Mint a key/s);
-			// Bad arguments are refused before any request, naming the field and the fix.
+			// Bad arguments are refused before any request, with the API's code and what to do.
 			const before = sandbox.requests().length;
 			const bad = await client.callTool({
 				name: 'Get_messengers',
@@ -258,11 +273,34 @@ describe.each([
 			expect(bad.isError).toBe(true);
 			expect(textOf(bad)).toMatch(
 				new RegExp(
-					`^${version.startsWith('1.') ? 'Error' : 'InvalidInputError'}: .*"Customer" must be a customer ID \\(a UUID\\).*By Phone`,
+					`^${named('InvalidInputError')}: validation_error: the customer ID must be a UUID such as \\S+, got "\\${phone(2)}"\\. .*look the customer up by phone, email or messenger first`,
 					's',
 				),
 			);
+			expect(textOf(bad)).toContain('Details: {"code":"validation_error"}');
+			expect(textOf(bad)).not.toMatch(builderWords);
 			expect(sandbox.requests().length).toBe(before);
+		});
+
+		it("the window pre-check's refusal (Ben Okafor, Send_text on WhatsApp, his window closed): isError, bizchat_window_closed in its details, words for a client", async () => {
+			const ben = demoPersonId('Ben Okafor');
+			const refused = await client.callTool({
+				name: 'Send_text',
+				arguments: { customer_id: ben, messenger: 'whatsapp', text: 'Your order has shipped.' },
+			});
+			expect(refused.isError).toBe(true);
+			// Not invalid input (the arguments are fine), not the API's (it was never asked to send).
+			expect(textOf(refused)).toMatch(
+				new RegExp(
+					`^${named('RefusedError')}: bizchat_window_closed: the customer's 24-hour window on whatsapp closed at \\S+: free-form text cannot be sent there now\\. Nothing was sent\\. Send an approved business-chat template instead, or try another of the customer's messengers`,
+					's',
+				),
+			);
+			expect(textOf(refused)).toMatch(
+				/\n\nDetails: \{"code":"bizchat_window_closed","retryable":false,"messenger_type":"whatsapp","window_expires_at":"[^"]+"\}/,
+			);
+			expect(textOf(refused)).not.toMatch(builderWords);
+			expect(messagesTo(ben)).toEqual([]);
 		});
 
 		it('a server that echoes the key in its error: the client gets isError and no key, in anything it received', async () => {

@@ -10,10 +10,15 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { byId, byMode, useSandbox } from '../harness/fixtures';
 import { NODE_TYPE, runAsToolFor } from '../harness/n8n';
+import { demoPersonId, seedDemoPeople } from '../sandbox/demo';
 import { inClientWords } from '../../nodes/MessagingCrm/actions/asTool';
 
 const env = useSandbox();
 const AS_TOOL = { node: { type: `${NODE_TYPE}Tool`, name: 'Send_text' } };
+
+/** A builder's words, which a tool caller must not be told (tool-words.test.ts has them all). */
+const CALLER_MUST_NOT_READ =
+	/\bItem \d|\bitems?\b|\bworkflow|\bnode\b|\bSwitch\b|\bContent\b|Options →|If the 24-Hour Window|Send a Template Instead|By Phone|"Customer"|\bsame event\b/;
 
 const send = (customerId: string): INodeParameters => ({
 	resource: 'message',
@@ -85,16 +90,20 @@ describe('As a tool of the AI Agent', () => {
 		expect(items[0].json.error).toMatch(/^insufficient_scope: .*"customers:write".*Mint a key/);
 	});
 
-	it('bad input from the model is the answer too, naming the field and the fix, before any request', async () => {
+	it('bad input from the model is the answer too, with its code and what to do, before any request', async () => {
 		const before = env.sandbox.requests().length;
 		// The agent's arguments arrive as the tool node's input item; $fromAI() reads them.
 		const { items } = await env.run(send("={{ $fromAI('customer_id') }}"), {
 			...AS_TOOL,
 			items: [{ json: { customer_id: '+15550180001', toolCallId: 'call_1' } }],
 		});
-		expect(items[0].json.error).toMatch(
-			/"Customer" must be a customer ID \(a UUID\), got "\+15550180001"\. .*By Phone/,
-		);
+		expect(items[0].json).toEqual({
+			error: expect.stringMatching(
+				/^validation_error: the customer ID must be a UUID such as [0-9a-f-]{36}, got "\+15550180001"\. .*look the customer up by phone, email or messenger first/,
+			) as string,
+			details: { code: 'validation_error' },
+		});
+		expect(items[0].json.error).not.toMatch(CALLER_MUST_NOT_READ);
 		expect(env.sandbox.requests().length).toBe(before);
 	});
 
@@ -122,6 +131,11 @@ describe('As a tool of the AI Agent', () => {
 			true,
 			false,
 		]);
+		// Said of the call, not of events and the node's options, which a caller cannot set.
+		expect(again.items[0].json.repeat).toMatch(
+			/^Nothing was sent this time: a call with the same arguments already sent this message/,
+		);
+		expect(again.items[0].json.repeat).not.toMatch(CALLER_MUST_NOT_READ);
 		expect(env.sandbox.sentTo([String(c.id)])).toEqual([2]);
 	});
 
@@ -203,14 +217,16 @@ describe("For an MCP client: the tool run n8n's MCP Server Trigger asks for", ()
 		}
 	});
 
-	it('bad arguments from the client are thrown before any request, naming the field and the fix', async () => {
+	it('bad arguments from the client are thrown before any request, with their code and what to do', async () => {
 		const before = env.sandbox.requests().length;
 		const mcp = await asTool('mcp', send("={{ $fromAI('customer_id') }}"), {
 			customer_id: '+15550180001',
 		});
+		expect(mcp.error?.name).toBe('InvalidInputError');
 		expect(mcp.error?.message).toMatch(
-			/^Item 1: "Customer" must be a customer ID \(a UUID\), got "\+15550180001"\. .*By Phone/,
+			/^validation_error: the customer ID must be a UUID .*, got "\+15550180001"\. .*by phone, email or messenger first.*\n\nDetails: \{"code":"validation_error"\}$/s,
 		);
+		expect(mcp.error?.message).not.toMatch(CALLER_MUST_NOT_READ);
 		expect(env.sandbox.requests().length).toBe(before);
 	});
 
@@ -232,6 +248,89 @@ describe("For an MCP client: the tool run n8n's MCP Server Trigger asks for", ()
 		});
 		expect(none.items.map((i) => i.json)).toEqual([
 			{ results: 0, message: 'Find a customer: nothing matched.' },
+		]);
+	});
+});
+
+describe("The node's own refusal, as the API's would read: Ben Okafor on WhatsApp, his window closed, Check 24-Hour Window First", () => {
+	beforeEach(() => seedDemoPeople(env.sandbox));
+	const ben = demoPersonId('Ben Okafor');
+	const toBen: INodeParameters = {
+		...send(ben),
+		messengerType: 'whatsapp',
+		options: { checkWindow: true },
+	};
+	/** When his window closed, as the API lists his messengers. */
+	const closedAt = () =>
+		env.sandbox.store.customers.get(ben)!.messengers.find((m) => m.type === 'whatsapp')!;
+
+	it('as a tool: bizchat_window_closed, in words for a caller, with the messenger and when it closed; nothing sent', async () => {
+		const tool = await env.run(toBen, AS_TOOL);
+		expect(tool.error).toBeUndefined();
+		const [answer] = tool.items.map((i) => i.json);
+		expect(answer.details).toEqual({
+			code: 'bizchat_window_closed',
+			retryable: false,
+			messenger_type: 'whatsapp',
+			window_expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as string,
+		});
+		const expiresAt = String((answer.details as IDataObject).window_expires_at);
+		expect(Date.parse(expiresAt)).toBe(
+			Date.parse(String(closedAt().last_inbound_at)) + 24 * 3_600_000,
+		);
+		expect(answer.error).toBe(
+			`bizchat_window_closed: the customer's 24-hour window on whatsapp closed at ${expiresAt}: free-form text cannot be sent there now. Nothing was sent. Send an approved business-chat template instead, or try another of the customer's messengers; text can go on this one again once the customer writes.`,
+		);
+		expect(answer.error).not.toMatch(CALLER_MUST_NOT_READ);
+		// One read of his messengers, and no send.
+		expect(env.sandbox.requests().map((r) => `${r.method} ${r.path}`)).toEqual([
+			`GET /customers/${ben}/messengers`,
+		]);
+		// n8n's log says what happened: refused after that read, before any message was sent.
+		expect(tool.logs?.filter((l) => l.includes('Messaging CRM'))).toEqual([
+			expect.stringMatching(
+				/^warn Messaging CRM "Send_text", item 1 refused before any message was sent: bizchat_window_closed: Item 1: /,
+			),
+		]);
+	});
+
+	it('for an MCP client: thrown as RefusedError (not invalid input, not the API), the details in the text', async () => {
+		const mcp = await runAsToolFor('mcp', {
+			parameters: toBen,
+			credentials: env.creds(),
+			args: {},
+		});
+		expect(mcp.items).toEqual([]);
+		expect(mcp.error?.name).toBe('RefusedError');
+		expect(mcp.error?.message).toMatch(
+			/^bizchat_window_closed: the customer's 24-hour window on whatsapp closed at \S+: free-form text cannot be sent there now\. Nothing was sent\. Send an approved business-chat template instead, or try another of the customer's messengers; .*\n\nDetails: \{"code":"bizchat_window_closed","retryable":false,"messenger_type":"whatsapp","window_expires_at":"[^"]+"\}$/s,
+		);
+		expect(mcp.error?.message).not.toMatch(CALLER_MUST_NOT_READ);
+	});
+
+	it("in the editor: the item's error names the item and the fields, as before, and carries the code in its details", async () => {
+		const stopped = await env.run(toBen);
+		expect(stopped.error?.message).toMatch(
+			/^Item 1: the 24-hour window on whatsapp is closed at \S+; use a template$/,
+		);
+		expect(stopped.error?.description).toBe(
+			"Free-form text is only allowed within 24 hours of the customer's last message on this messenger. Switch Content to Business-Chat Template, or set If the 24-Hour Window Is Closed to Send a Template Instead.",
+		);
+		expect((stopped.error?.context as IDataObject).refusal).toMatchObject({
+			code: 'bizchat_window_closed',
+		});
+		const { items } = await env.run(toBen, { continueOnFail: true });
+		expect(items.map((i) => i.json)).toEqual([
+			{
+				error: stopped.error?.message,
+				details: {
+					code: 'bizchat_window_closed',
+					retryable: false,
+					messenger_type: 'whatsapp',
+					window_expires_at: expect.any(String) as string,
+					description: stopped.error?.description,
+				},
+			},
 		]);
 	});
 });

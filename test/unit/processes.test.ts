@@ -38,12 +38,12 @@ describe("what npm run dev shows in the terminal of n8n's log", () => {
 		const refused =
 			'Messaging CRM "Send welcome message", item 1 failed: no_peer (HTTP 409): The bot cannot write first';
 		expect(terminalLines('n8n', refused)).toEqual([`[n8n] ${refused}`]);
-		expect(
-			terminalLines(
-				'worker-1',
-				'Messaging CRM "Send", item 1 failed before any request: Item 2: bad',
-			),
-		).toEqual(['[worker-1] Messaging CRM "Send", item 1 failed before any request: Item 2: bad']);
+		for (const line of [
+			'Messaging CRM "Send", item 1 refused before any request: validation_error: Item 1: bad',
+			'Messaging CRM "Send", item 1 refused before any message was sent: bizchat_window_closed: Item 1: closed',
+			'Messaging CRM "Send", item 1 failed: Item 1: unforeseen',
+		])
+			expect(terminalLines('worker-1', line)).toEqual([`[worker-1] ${line}`]);
 		expect(terminalLines('n8n', 'NodeApiError')).toEqual(['[n8n] NodeApiError']);
 		expect(terminalLines('n8n', '    at toNodeApiError (/x/errors.js:199:19)')).toEqual([]);
 		expect(terminalLines('main', 'Error: job stalled more than maxStalledCount')).toEqual([

@@ -7,6 +7,7 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { runsAsTool } from '../helpers/runsAsTool';
+import { refusalOf } from '../helpers/validate';
 import { apiFailureOf } from '../transport/errors';
 import { errorItem } from './errorItems';
 import type { Operation } from './node.type';
@@ -52,7 +53,10 @@ export function answersFailure(ctx: IExecuteFunctions): boolean {
 /**
  * A hint written for a workflow builder ("run the workflow again", "map it from a step"), in the
  * words of whoever calls a tool: an AI agent's model or an MCP client. Each pair is a phrase of
- * the hints in transport/errors.ts; `tool-words.test.ts` reads every hint through this.
+ * the hints in transport/errors.ts (and of the few words a refusal of the node's own takes from
+ * what the builder wrote); `tool-words.test.ts` reads every hint through this. A refusal of the
+ * node's own brings its caller's words with it (helpers/validate.ts: Refusal): its message names
+ * the item and the editor's fields, which no phrase here could turn into a caller's.
  */
 const CLIENT_WORDS: Array<[RegExp, string]> = [
 	[/\brun the (?:workflow|item) again\b/g, 'call this tool again'],
@@ -80,6 +84,10 @@ const CLIENT_WORDS: Array<[RegExp, string]> = [
 	],
 	[/,? or map (?:the ID|it) from [^.;]+/g, ''],
 	[/\bthe credential's Base URL\b/g, 'the API address in the n8n credential'],
+	[/\bYour Idempotency Key was used\b/g, "This tool's idempotency key was used"],
+	[/ \(Repeat Protection\)/g, ''],
+	[/\bso this item was not tried\b/g, 'so this call was not tried'],
+	[/\bis not in this item\b/g, "is not among this call's arguments"],
 ];
 
 /** The hint in a tool caller's words (see CLIENT_WORDS). */
@@ -92,10 +100,18 @@ export function inClientWords(text: string): string {
 /**
  * The failure as the agent reads it: the error item, with the hint (what the code means, what
  * to do next, in a tool caller's words) in `error` itself, since that is the line a model is sure
- * to read.
+ * to read. A refusal of the node's own reads like the API's: its code first, then its words for a
+ * caller in place of the builder's message and fix.
  */
 export function failureAnswer(error: NodeApiError | NodeOperationError): IDataObject {
 	const item = errorItem(error);
+	const refusal = refusalOf(error);
+	if (refusal) {
+		const said = `${refusal.code}: ${refusal.caller.replace(/[\s.]+$/, '')}. ${refusal.next}`;
+		item.error = inClientWords(said);
+		delete (item.details as IDataObject).description;
+		return item;
+	}
 	const description = error.description ? inClientWords(error.description) : undefined;
 	if (description && !error.message.includes(description)) {
 		item.error = `${error.message.replace(/[\s.]+$/, '')}. ${description}`;
@@ -120,10 +136,27 @@ export function failureForMcp(
 		{ itemIndex: error.context.itemIndex as number | undefined },
 	);
 	// n8n 2.x writes "<name>: <message>" for the client, and marks the result isError by the shape
-	// "…Error: " at its start: a name that says who refused (the API, or the input before any
-	// request) in place of n8n's class name. n8n keeps a NodeOperationError it is handed as it is.
-	failure.name = apiFailureOf(error) ? 'ApiError' : 'InvalidInputError';
+	// "…Error: " at its start: a name that says who refused, in place of n8n's class name. n8n
+	// keeps a NodeOperationError it is handed as it is.
+	failure.name = failureName(error);
 	return failure;
+}
+
+/**
+ * Who refused, as the name an MCP client reads first. `ApiError`: the API answered with this
+ * refusal. `InvalidInputError`: an argument is not valid (`validation_error`), refused before any
+ * request. `RefusedError`: the node refused a call whose arguments are fine, on what it read or
+ * knows, before the API was asked to act: the window's pre-check (the customer's 24-hour window is
+ * closed), a customer or deal a lookup did not find, a key without the scope. Such a refusal
+ * carries the API's code for the same case (`bizchat_window_closed` …) so that a caller branches
+ * on it as on the API's, but it is not named the API's: the API was never asked to send. `NodeError`:
+ * neither (the node failed in a way it did not foresee).
+ */
+function failureName(error: NodeApiError | NodeOperationError): string {
+	if (apiFailureOf(error)) return 'ApiError';
+	const refusal = refusalOf(error);
+	if (!refusal) return 'NodeError';
+	return refusal.code === 'validation_error' ? 'InvalidInputError' : 'RefusedError';
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { IExecuteFunctions, INode } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { isDotSegment } from './url';
@@ -15,17 +15,57 @@ export function isUuid(value: unknown): value is string {
 	return typeof value === 'string' && UUID.test(value);
 }
 
-/** An item's failure that is not the API's: "Item N: what happened", and what to do about it. */
+/**
+ * A refusal of the node's own, not an answer of the API's: its code, and what a tool caller (an AI
+ * agent's model, an MCP client) reads instead of the builder's message and fix. The code is the
+ * one the API gives for the same case where it has one (`validation_error` for a value it would
+ * refuse, `bizchat_window_closed`, `not_found`, `insufficient_scope`), so that a caller branches
+ * on one set of codes whoever refused; the node's own only where the API has none. The builder's
+ * words stay the error's message and description (the editor, error items); actions/asTool.ts
+ * puts these in their place for a tool caller.
+ */
+export interface Refusal {
+	code: string;
+	/** What the caller may branch on besides the code (the window's messenger and end …). */
+	details?: IDataObject;
+	/** What happened, for a caller: no item number, no field, option or step of the editor. */
+	caller: string;
+	/** What a caller can do next, or who can when the caller cannot. */
+	next: string;
+	/** When the node refused, for n8n's log: "before any request" unless it read something first. */
+	when?: string;
+}
+
+/** The next step of a value refused as invalid, when the call's site says nothing closer. */
+export const CORRECT_THE_VALUE =
+	"Nothing was sent or changed. Call again with the value corrected; if you did not give this value, it is in this tool's own settings, and whoever set up the tool in n8n must correct it.";
+
+/** An item's failure that is not the API's: "Item N: what happened", what to do, and its refusal. */
 export function itemError(
 	node: INode,
 	itemIndex: number,
 	problem: string,
 	fix?: string,
+	refusal?: Refusal,
 ): NodeOperationError {
-	return new NodeOperationError(node, `Item ${itemIndex + 1}: ${problem}`, {
+	const error = new NodeOperationError(node, `Item ${itemIndex + 1}: ${problem}`, {
 		itemIndex,
 		...(fix ? { description: fix } : {}),
 	});
+	return refusal ? refusing(error, refusal) : error;
+}
+
+/** The error, carrying its refusal (see Refusal). */
+export function refusing(error: NodeOperationError, refusal: Refusal): NodeOperationError {
+	error.context.refusal = refusal as unknown as IDataObject;
+	return error;
+}
+
+/** The refusal an error of the node carries (itemError), if it is one. */
+export function refusalOf(error: unknown): Refusal | undefined {
+	const context = (error as { context?: { refusal?: unknown } } | null)?.context;
+	const refusal = context?.refusal as Refusal | undefined;
+	return typeof refusal?.code === 'string' ? refusal : undefined;
 }
 
 /** Unexpected errors still leave as n8n errors naming the item; nothing crashes untyped. */
@@ -42,16 +82,38 @@ export function asNodeError(
 	return itemError(ctx.getNode(), itemIndex, message);
 }
 
-/** A local validation failure, always naming the item, the field and the fix. */
+/** A field's name as a caller reads it in a sentence: "Messengers → row 1 → Type" as "Messengers, row 1, Type". */
+function fieldInWords(field: string): string {
+	return field.replace(/\s*→\s*/g, ', ');
+}
+
+/**
+ * A local validation failure, always naming the item, the field and the fix; `validation_error`,
+ * the API's code for a value it refuses (422), for a tool caller. `caller` words it closer than
+ * "the value for <field> <problem>" and CORRECT_THE_VALUE where the site knows more.
+ */
 export function invalidInput(
 	node: INode,
 	itemIndex: number,
 	field: string,
 	problem: string,
 	fix: string,
+	caller?: { problem?: string; next?: string },
 ): NodeOperationError {
-	return itemError(node, itemIndex, `"${field}" ${problem}`, fix);
+	return itemError(node, itemIndex, `"${field}" ${problem}`, fix, {
+		code: 'validation_error',
+		caller: caller?.problem ?? `the value for ${fieldInWords(field)} ${problem}`,
+		next: caller?.next ?? CORRECT_THE_VALUE,
+	});
 }
+
+/** An ID field's name as a caller reads it: "Deal ID" as "deal ID", "Promo Pool" as "promo pool ID". */
+function idInWords(field: string): string {
+	return `${field.replace(/\s*ID$/, '').toLowerCase()} ID`;
+}
+
+/** An ID as the API writes them, for a caller who gave something else. */
+export const SAMPLE_UUID = '3f1c0a52-5d2e-4a7b-9c41-0e8d2b6f7a10';
 
 /** A required or optional UUID parameter; '' counts as absent when optional. */
 export function uuidParam(
@@ -70,6 +132,10 @@ export function uuidParam(
 			field,
 			'is empty',
 			`Pick a value from the list or enter its ID (a UUID).`,
+			{
+				problem: `no ${idInWords(field)} was given`,
+				next: `Nothing was sent or changed: look the ID up first (a UUID such as ${SAMPLE_UUID}), and call again with it.`,
+			},
 		);
 	}
 	if (!isUuid(text)) {
@@ -78,7 +144,11 @@ export function uuidParam(
 			itemIndex,
 			field,
 			`must be a UUID, got ${JSON.stringify(String(text).slice(0, 60))}`,
-			'Pick a value from the list, or map an ID such as 3f1c0a52-5d2e-4a7b-9c41-0e8d2b6f7a10.',
+			`Pick a value from the list, or map an ID such as ${SAMPLE_UUID}.`,
+			{
+				problem: `the ${idInWords(field)} must be a UUID such as ${SAMPLE_UUID}, got ${JSON.stringify(String(text).slice(0, 60))}`,
+				next: 'Nothing was sent or changed: look the ID up first, and call again with the ID found.',
+			},
 		);
 	}
 	return text;

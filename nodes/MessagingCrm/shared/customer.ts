@@ -6,7 +6,7 @@ import type {
 
 import { optionalEmail, optionalPhone, optionalText } from '../helpers/bounds';
 import type { NodeContext } from '../helpers/validate';
-import { invalidInput, isUuid, itemError } from '../helpers/validate';
+import { invalidInput, isUuid, itemError, SAMPLE_UUID } from '../helpers/validate';
 import { uuidModeFields } from './descriptions';
 import type { LookupQuery } from './reads';
 import { lookupCustomer } from './reads';
@@ -131,6 +131,10 @@ export function customerRef(
 				field,
 				`must be a customer ID (a UUID), got ${JSON.stringify(String(id ?? '').slice(0, 60))}`,
 				"Map the customer's ID, or switch the field to By Phone, By Email or By Messenger.",
+				{
+					problem: `the ${field === 'Customer' ? '' : `${field.toLowerCase()}'s `}customer ID must be a UUID such as ${SAMPLE_UUID}, got ${JSON.stringify(String(id ?? '').slice(0, 60))}`,
+					next: 'Nothing was sent or changed: look the customer up by phone, email or messenger first, and call again with the ID found.',
+				},
 			);
 		}
 		return { id };
@@ -162,6 +166,14 @@ export async function resolveRef(
 			itemIndex,
 			`no customer with ${describeQuery(query)}`,
 			'Check the value, or create the customer first with Customer → Create or Update.',
+			{
+				// What the API answers for a customer it does not know.
+				code: 'not_found',
+				details: { resource: 'customer' },
+				caller: `no customer has ${describeQuery(query)}`,
+				next: 'Nothing was sent or changed: check the value, or find the customer another way (phone, email or messenger) and call again with what was found.',
+				when: 'after looking the customer up, changing nothing',
+			},
 		);
 	}
 	return customer.id;

@@ -66,6 +66,13 @@ export async function resolveDealId(ctx: IExecuteFunctions, itemIndex: number): 
 			itemIndex,
 			`the customer has no active deal in pipeline ${pipelineId}`,
 			'Create one with Deal → Create, or pick the deal by its ID.',
+			{
+				code: 'not_found',
+				details: { resource: 'deal', pipeline_id: pipelineId },
+				caller: `the customer has no active deal in pipeline ${pipelineId}`,
+				next: 'Nothing was changed: create a deal for the customer first, or name the deal by its ID.',
+				when: "after reading the customer's deals, changing nothing",
+			},
 		);
 	}
 	return active.id;

@@ -109,6 +109,10 @@ export function customKey(
 			'Idempotency Key',
 			'is longer than 255 characters',
 			'Use a shorter key, for example an ID or a hash of the submission.',
+			{
+				problem: 'the idempotency key this tool is given is longer than 255 characters',
+				next: "Nothing was sent or changed. The key comes from this tool's settings in n8n: whoever set up this tool must shorten it.",
+			},
 		);
 	}
 	return key;
@@ -187,6 +191,8 @@ interface RepeatWords {
 	done: string;
 	/** What a re-run does not make: "no second message goes out", "nothing is written twice" */
 	noSecond: string;
+	/** What a tool caller can do instead of repeating itself (a caller has no Options to set). */
+	callerNext: string;
 }
 
 export const SEND_WORDS: RepeatWords = {
@@ -195,6 +201,8 @@ export const SEND_WORDS: RepeatWords = {
 	again: 'send it again',
 	done: 'sent',
 	noSecond: 'no second message goes out',
+	callerNext:
+		'Calling again with the same arguments sends nothing more; a message in other words is a new send.',
 };
 export const UPSERT_WORDS: RepeatWords = {
 	did: 'wrote this customer',
@@ -202,6 +210,8 @@ export const UPSERT_WORDS: RepeatWords = {
 	again: 'write it again',
 	done: 'written',
 	noSecond: 'nothing is written twice',
+	callerNext:
+		'Calling again with the same arguments writes nothing more; other values are written.',
 };
 
 const TO_DO_AGAIN =
@@ -209,14 +219,23 @@ const TO_DO_AGAIN =
 
 /**
  * The output fields of an answer the API marked as its stored one (`Idempotent-Replayed`): a flag
- * for an IF node and a sentence for a person. Nothing when unmarked (the spec defines no marker,
- * so most answers to a repeat will be unmarked: the execution hint says so).
+ * for an IF node, or a caller to branch on, and a sentence for a person. Nothing when unmarked
+ * (the spec defines no marker, so most answers to a repeat will be unmarked: the execution hint
+ * says so). The flag is the repeat's only code: the spec gives a replay none, and it is no
+ * failure. As a tool (an AI agent's or an MCP client's), the sentence speaks of the call, not of
+ * events and the node's options, which a caller cannot set.
  */
-export function repeatFields(replayed: boolean, words: RepeatWords): IDataObject {
+export function repeatFields(
+	ctx: IExecuteFunctions,
+	replayed: boolean,
+	words: RepeatWords,
+): IDataObject {
 	if (!replayed) return {};
 	return {
 		replayed: true,
-		repeat: `Nothing was ${words.nothing} this time: this node already ${words.did} for the same event within 24 hours (this is a re-run of it), and this is the API's answer to that first one. To ${words.again}, ${TO_DO_AGAIN}.`,
+		repeat: runsAsTool(ctx)
+			? `Nothing was ${words.nothing} this time: a call with the same arguments already ${words.did} within the last 24 hours, and this is the API's answer to that first call. ${words.callerNext}`
+			: `Nothing was ${words.nothing} this time: this node already ${words.did} for the same event within 24 hours (this is a re-run of it), and this is the API's answer to that first one. To ${words.again}, ${TO_DO_AGAIN}.`,
 	};
 }
 

@@ -7,6 +7,8 @@ import { pacerSharePercentOf } from '../helpers/pacerShare';
 import type { ScopeRequirement } from '../helpers/scopes';
 import { configuredScopes, describeScope, howToGetScope, missingScope } from '../helpers/scopes';
 import { baseUrlProblem, normalizeBaseUrl } from '../helpers/url';
+import type { Refusal } from '../helpers/validate';
+import { refusing } from '../helpers/validate';
 import type { ApiFailure } from './errors';
 import { toNodeApiError } from './errors';
 import { Pacer } from './rateLimit';
@@ -111,9 +113,12 @@ function credentialsOf(ctx: ApiContext): Promise<Credentialed> {
 		const read = selected
 			? ctx.getCredentials(CREDENTIAL_TYPE)
 			: Promise.reject(
-					new NodeOperationError(
-						ctx.getNode(),
-						'No Messaging CRM API credential is selected: choose or create one at the top of the node',
+					refusing(
+						new NodeOperationError(
+							ctx.getNode(),
+							'No Messaging CRM API credential is selected: choose or create one at the top of the node',
+						),
+						setupRefusal('this tool has no credential for the CRM'),
 					),
 				);
 		const entry = read.then((credentials) => {
@@ -138,22 +143,45 @@ function credentialsOf(ctx: ApiContext): Promise<Credentialed> {
 }
 
 /**
+ * A credential that cannot be used, as a tool caller reads it: nothing the caller can change. The
+ * API has no code for it (no request is made): `credential_problem` is the node's own.
+ */
+function setupRefusal(problem: string): Refusal {
+	return {
+		code: 'credential_problem',
+		caller: problem,
+		next: 'Nothing was sent. Calling again will not help: whoever set up this tool in n8n must fix its credential.',
+	};
+}
+
+/**
  * The run's session for one request, checked before anything is sent: a base URL the credential's
  * rules refuse, a scope its key does not carry, or a refusal of the key earlier in the run fails it.
  */
 export async function connect(ctx: ApiContext, request: SessionRequest): Promise<Credentialed> {
 	const credentials = await credentialsOf(ctx);
 	if (credentials.problem) {
-		throw new NodeOperationError(ctx.getNode(), credentials.problem, {
-			itemIndex: request.itemIndex,
-		});
+		throw refusing(
+			new NodeOperationError(ctx.getNode(), credentials.problem, {
+				itemIndex: request.itemIndex,
+			}),
+			setupRefusal("the address of the CRM in this tool's credential is refused"),
+		);
 	}
 	const lacking = missingScope(request.scope, credentials.scopes);
 	if (lacking) {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`The credential's key does not carry the scope ${describeScope(lacking)} that this operation needs`,
-			{ itemIndex: request.itemIndex, description: howToGetScope(lacking) },
+		throw refusing(
+			new NodeOperationError(
+				ctx.getNode(),
+				`The credential's key does not carry the scope ${describeScope(lacking)} that this operation needs`,
+				{ itemIndex: request.itemIndex, description: howToGetScope(lacking) },
+			),
+			{
+				// The API's answer to the same request (403), said before it is sent.
+				code: 'insufficient_scope',
+				caller: `the key of this tool's credential does not carry the scope ${describeScope(lacking)} that this call needs`,
+				next: `Nothing was sent. Calling again will not help: whoever set up this tool in n8n must give it a key that carries the scope. ${howToGetScope(lacking)}`,
+			},
 		);
 	}
 	// The key was refused earlier in this run (revoked, or a scope removed, mid-run): the same

@@ -89,6 +89,13 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			itemIndex,
 			`no customer matches`,
 			'Turn off "Fail If Not Found" to get no item instead.',
+			{
+				code: 'not_found',
+				details: { resource: 'customer' },
+				caller: `no customer has ${label === 'ID in the Messenger' ? 'this messenger ID' : `this ${label.toLowerCase()}`}`,
+				next: 'Nothing matched: check the value, or look the customer up another way (phone, email or messenger).',
+				when: 'after looking the customer up',
+			},
 		);
 	}
 	return [];

@@ -113,6 +113,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			'Donor',
 			'is the same card as the winner',
 			'Pick two different customers.',
+			{
+				problem: 'the donor and the winner are the same customer',
+				next: 'Nothing was merged: call again naming two different customers.',
+			},
 		);
 	}
 	const winnerId = await resolveRef(this, itemIndex, winner);
@@ -124,6 +128,13 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 				itemIndex,
 				`the donor and the winner were found to be the same card (${winnerId})`,
 				'The two lookups found one customer: pick two different customers.',
+				{
+					// What the API answers for a card merged into itself (422).
+					code: 'validation_error',
+					caller: `the donor and the winner are the same customer (${winnerId})`,
+					next: 'Nothing was merged: call again naming two different customers.',
+					when: 'after looking both customers up, changing nothing',
+				},
 			);
 		}
 	}

@@ -248,6 +248,12 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			itemIndex,
 			`no identifier: "Phone", "Email" and "Messengers" are all empty`,
 			'Give at least one identifier: a phone, an email or a messenger. Customers are matched on them.',
+			{
+				// What the API answers for a customer without one (422).
+				code: 'validation_error',
+				caller: 'no identifier was given: no phone, email or messenger',
+				next: 'Nothing was written: call again with at least a phone, an email or a messenger of the customer (customers are matched on them).',
+			},
 		);
 	}
 	const language = optionalText(this, itemIndex, 'Language', extra.language);
@@ -335,7 +341,11 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const replayed = isReplayed(headers);
 	const result = replayed ? 'repeated' : customer.created === true ? 'created' : 'updated';
 	// First in the output (where a builder looks), and ours whatever the answer holds.
-	const output: IDataObject = { result, ...customer, ...repeatFields(replayed, UPSERT_WORDS) };
+	const output: IDataObject = {
+		result,
+		...customer,
+		...repeatFields(this, replayed, UPSERT_WORDS),
+	};
 	output.result = result;
 	return [output];
 }

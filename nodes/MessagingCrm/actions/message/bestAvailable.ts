@@ -82,6 +82,10 @@ export async function messengersToTry(
 			'Messenger',
 			'is Best Available, but the customer has no messengers',
 			'Add a messenger to the customer (Customer → Create or Update) first.',
+			{
+				problem: 'the customer has no messengers to send on',
+				next: 'Nothing was sent: the customer must be given a messenger first, or reached another way.',
+			},
 		);
 	const bot = types.filter((t) => t === BOT_MESSENGER);
 	return { chosen, order: [...bot, ...types.filter((t) => t !== BOT_MESSENGER)] };

@@ -1,9 +1,11 @@
 import type {
 	IDataObject,
 	IExecuteFunctions,
+	INode,
 	INodeExecutionData,
 	INodeProperties,
 	NodeExecutionHint,
+	NodeOperationError,
 } from 'n8n-workflow';
 
 import { invalidInput, itemError } from '../../helpers/validate';
@@ -196,6 +198,40 @@ export function hints(this: IExecuteFunctions, output: INodeExecutionData[]): No
 	return repeatHints(this, output, SEND_WORDS);
 }
 
+/**
+ * The pre-check's refusal when free-form text may not go to this messenger now, or undefined. It
+ * carries the API's code for the same send, `bizchat_window_closed`, with the API's `retryable`
+ * and what the messengers read said, so that a caller branches on it as on the API's refusal.
+ */
+export function windowRefusal(
+	node: INode,
+	itemIndex: number,
+	messengerType: string,
+	entry: IDataObject | undefined,
+): NodeOperationError | undefined {
+	if (!entry || entry.can_send_freeform !== false) return undefined;
+	const expiresAt = typeof entry.window_expires_at === 'string' ? entry.window_expires_at : null;
+	const closed = expiresAt
+		? `closed at ${expiresAt}`
+		: 'not open (the customer has not written yet)';
+	return itemError(
+		node,
+		itemIndex,
+		`the 24-hour window on ${messengerType} is ${closed}; use a template`,
+		"Free-form text is only allowed within 24 hours of the customer's last message on this messenger. Switch Content to Business-Chat Template, or set If the 24-Hour Window Is Closed to Send a Template Instead.",
+		{
+			code: 'bizchat_window_closed',
+			details: { retryable: false, messenger_type: messengerType, window_expires_at: expiresAt },
+			caller: expiresAt
+				? `the customer's 24-hour window on ${messengerType} closed at ${expiresAt}: free-form text cannot be sent there now`
+				: `the customer has not written on ${messengerType} yet, so its 24-hour window is not open: free-form text cannot be sent there now`,
+			next: "Nothing was sent. Send an approved business-chat template instead, or try another of the customer's messengers; text can go on this one again once the customer writes.",
+			// It read the customer's messengers (one GET) first.
+			when: 'before any message was sent',
+		},
+	);
+}
+
 /** The pre-check of the 24-hour window: the item fails, saying so, when text may not be sent. */
 async function checkWindow(
 	ctx: IExecuteFunctions,
@@ -206,17 +242,8 @@ async function checkWindow(
 	const entry = (await customerMessengers(ctx, customerId, itemIndex)).find(
 		(m) => m.type === messengerType,
 	);
-	if (entry && entry.can_send_freeform === false) {
-		const closed = entry.window_expires_at
-			? `closed at ${String(entry.window_expires_at)}`
-			: 'not open (the customer has not written yet)';
-		throw itemError(
-			ctx.getNode(),
-			itemIndex,
-			`the 24-hour window on ${messengerType} is ${closed}; use a template`,
-			"Free-form text is only allowed within 24 hours of the customer's last message on this messenger. Switch Content to Business-Chat Template, or set If the 24-Hour Window Is Closed to Send a Template Instead.",
-		);
-	}
+	const refused = windowRefusal(ctx.getNode(), itemIndex, messengerType, entry);
+	if (refused) throw refused;
 }
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
@@ -328,7 +355,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 					}
 				: {}),
 			...walked,
-			...repeatFields(isReplayed(answer.headers), SEND_WORDS),
+			...repeatFields(this, isReplayed(answer.headers), SEND_WORDS),
 		},
 	];
 	const scope = content === 'template' ? 'messages:template' : 'messages:send';

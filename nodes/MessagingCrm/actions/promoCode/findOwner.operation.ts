@@ -63,6 +63,14 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			itemIndex,
 			`no customer holds the code "${code}"`,
 			'Turn off "Fail If Not Found" to get no item instead.',
+			{
+				// The API's own answer (404), kept as its code.
+				code: 'not_found',
+				details: { resource: 'promo code' },
+				caller: `no customer holds the code "${code}"`,
+				next: 'Check the code: it was never issued, or it is in no pool of this company.',
+				when: 'after looking the code up',
+			},
 		);
 	}
 	return [];
