@@ -118,7 +118,7 @@ export async function ensureN8n(
 	const node = nodeFor(version);
 	if (!existsSync(node)) throw new Error(`No Node for n8n ${version} at ${node}: run npm ci first`);
 	log(
-		`Installing n8n ${version} into ${path.relative(ROOT, dir)} (first run only: 4 to 6 minutes and 2.9 GB)...`,
+		`Installing n8n ${version} into ${path.relative(ROOT, dir)} (first run only: 5 to 7 minutes and 2.9 GB)...`,
 	);
 	mkdirSync(dir, { recursive: true });
 	// Every n8n 1.x depends on xlsx as a tarball from the SheetJS CDN, which cannot be reached
