@@ -364,13 +364,36 @@ describe(`a no-code builder's first workflow in the editor of n8n ${N8N_VERSION}
 		await shot('trigger-workflow');
 	});
 
-	it('the trigger for template approvals: On template approved from the picker, a sample of an approved template', async () => {
+	it("the trigger for template approvals: On template approved from the picker, a sample of an approved template; published through n8n's dialog", async () => {
 		await startWithTrigger('On template approved');
 		expect(await testId('parameter-input-events').innerText()).toContain('Template Approved');
 		expect(await valueOf('agentId')).toBe('(All Agents)');
 		await executeStep(/A sample for building the workflow[\s\S]*\(en\): APPROVED/);
 		await shot('trigger-templates');
 		await closeNode();
+		// Publish, as the README says: n8n's dialog asks for a version name (filled in), then the
+		// workflow is live and its trigger polls.
+		await page
+			.getByRole('button', { name: /^Publish$/ })
+			.first()
+			.click();
+		const dialog = testId('workflowPublish-modal');
+		await dialog.waitFor({ timeout: 15_000 });
+		expect(await dialog.innerText()).toMatch(/Publish workflow[\s\S]*Version name/);
+		const versionName = page
+			.locator(
+				'input[data-test-id="workflow-publish-version-name-input"], [data-test-id="workflow-publish-version-name-input"] input',
+			)
+			.first();
+		expect(await versionName.inputValue()).toMatch(/^Version \w+/);
+		await page.waitForTimeout(500); // the dialog fades in
+		await shot('publish-dialog');
+		await testId('workflow-publish-button').click();
+		await dialog.waitFor({ state: 'hidden', timeout: 15_000 });
+		await page
+			.getByText(/^\s*Published\s*$/)
+			.first()
+			.waitFor({ timeout: 30_000 });
 	});
 
 	it("n8n's log after the builder's hour: each refused item once with its code, no error from a dropdown, no lookup of api.n8n.io", () => {

@@ -16,6 +16,7 @@ import { recordedExamples } from '../dev/examples';
 import { alive, descendants, isErrorLine, listening, portInUse } from '../dev/processes';
 import { DEMO_API_KEY } from '../sandbox/cli';
 import { demoPersonId } from '../sandbox/demo';
+import { openEditor } from './browser';
 import { connectMcp, mcpEndpoint } from './mcp';
 import { ensureN8n, N8N_VERSION, NODE24, ROOT } from './n8n';
 import type { Session } from './rest';
@@ -163,6 +164,44 @@ afterAll(() => {
 				// Gone.
 			}
 });
+
+/**
+ * Opens an execution in the editor's Executions tab `times` times, as a person clicks it: for each
+ * visit, whether n8n showed its toast for a stalled job ("failed to be processed too many times").
+ */
+async function executionPageToasts(
+	session: Session,
+	workflowId: string,
+	executionId: string,
+	times: number,
+): Promise<boolean[]> {
+	const { browser, page } = await openEditor(session.cookie);
+	const seen: boolean[] = [];
+	try {
+		for (let visit = 0; visit < times; visit++) {
+			await page.goto(`${session.url}/workflow/${workflowId}/executions/${executionId}`, {
+				waitUntil: 'domcontentloaded',
+			});
+			seen.push(
+				await page
+					.locator('.el-notification')
+					.filter({ hasText: /failed to be processed too many times/ })
+					.first()
+					.waitFor({ timeout: 30_000 })
+					.then(
+						() => true,
+						() => false,
+					),
+			);
+			await page.screenshot({
+				path: path.join(ROOT, 'test', 'e2e', 'screenshots', 'queue-stalled-execution.png'),
+			});
+		}
+	} finally {
+		await browser.close();
+	}
+	return seen;
+}
 
 describe(`npm run dev:queue (n8n ${N8N_VERSION}, PostgreSQL, Redis, 2 workers), as a newcomer runs it`, () => {
 	let session: Session;
@@ -333,6 +372,10 @@ describe(`npm run dev:queue (n8n ${N8N_VERSION}, PostgreSQL, Redis, 2 workers), 
 		expect(dev!.output()).toMatch(
 			/\[main\] .*job stalled more than maxStalledCount.*\n\[main\] \(n8n: the worker that ran this execution died/,
 		);
+		// What a person sees of that run in the Executions tab, opened twice in Chromium: the row
+		// marked Error, and n8n's toast about a stalled job, each time (docs/queue-mode.md, step 5).
+		const toasts = await executionPageToasts(session, WELCOME_FLOW, id, 2);
+		expect(toasts).toEqual([true, true]);
 		const again = await executeInEditor(session, WELCOME_FLOW, SAMPLE);
 		expect(again.status).toBe('success');
 		expect(await welcomed(dev!)).toBe(1);
