@@ -13,8 +13,8 @@ import { runsAsTool } from '../helpers/runsAsTool';
 import type { PanelHint } from './descriptions';
 
 /**
- * Repeat Protection's values. Same Event is stored as `input` (saved workflows hold it; it once
- * named a key made from the input alone, which the key no longer is).
+ * Repeat Protection's values. Same Event is stored as `input`, the value saved workflows hold,
+ * although its key is made from the event and the request (below), not from the input alone.
  */
 export const REPEAT = { sameEvent: 'input', everyExecution: 'execution' } as const;
 
