@@ -176,6 +176,14 @@ async function thrown(produce: () => unknown): Promise<NodeOperationError> {
 const expiresAt = '2026-05-04T10:00:00.000Z';
 const byId = (value: string) => ({ mode: 'id', value });
 
+/** A value refused as invalid: the API's `validation_error`, which an MCP client reads first as invalid input. */
+const invalid = (name: string, produce: () => unknown): [string, string, string, () => unknown] => [
+	name,
+	'validation_error',
+	'InvalidInputError',
+	produce,
+];
+
 /**
  * Every kind of refusal of the node's own, made by the function that makes it: the code it carries,
  * the name an MCP client reads first, and whether the editor's message names the item.
@@ -201,123 +209,47 @@ const refusals: Array<[string, string, string, () => unknown]> = [
 			throw windowRefusal(node, 0, 'instagram', { type: 'instagram', can_send_freeform: false });
 		},
 	],
-	[
-		'a customer ID that is not a UUID',
-		'validation_error',
-		'InvalidInputError',
-		() => customerRef(contextOf({ customerId: byId('+15550100002') }), 0),
-	],
-	[
-		"a donor's customer ID that is not a UUID",
-		'validation_error',
-		'InvalidInputError',
-		() => customerRef(contextOf({ donorId: byId('Ben') }), 0, 'donorId', 'Donor'),
-	],
-	[
-		'another ID that is not a UUID',
-		'validation_error',
-		'InvalidInputError',
-		() => uuidParam(tool, 'sales', 0, 'Pipeline', true),
-	],
-	[
-		'a required ID left empty',
-		'validation_error',
-		'InvalidInputError',
-		() => uuidParam(tool, '', 0, 'Deal ID', true),
-	],
-	[
-		'a lookup with no phone',
-		'validation_error',
-		'InvalidInputError',
-		() => lookupQuery(tool, 0, 'phone', ''),
-	],
-	[
-		'a messenger lookup not written "type:id"',
-		'validation_error',
-		'InvalidInputError',
-		() => lookupQuery(tool, 0, 'messenger', 'telegram'),
-	],
-	[
-		'a text too long',
-		'validation_error',
-		'InvalidInputError',
-		() => optionalText(tool, 0, 'Full Name', 'x'.repeat(300), 255),
-	],
-	[
-		'not text',
-		'validation_error',
-		'InvalidInputError',
-		() => optionalText(tool, 0, 'Source', { a: 1 }),
-	],
-	[
-		'not an email address',
-		'validation_error',
-		'InvalidInputError',
-		() => optionalEmail(tool, 0, 'Email', 'ben@'),
-	],
-	[
-		'not a phone number',
-		'validation_error',
-		'InvalidInputError',
-		() => optionalPhone(tool, 0, 'Phone', 'call me'),
-	],
-	[
-		'a dot segment',
-		'validation_error',
-		'InvalidInputError',
-		() => segmentParam(tool, '..', 0, 'Code'),
-	],
-	[
-		'a limit below 1',
-		'validation_error',
-		'InvalidInputError',
-		() => limitOf(contextOf({ returnAll: false, limit: 0 }), 0),
-	],
-	[
-		'an own Idempotency Key too long',
-		'validation_error',
-		'InvalidInputError',
-		() => customKey(tool, 0, 'k'.repeat(256)),
-	],
-	[
+	invalid('a customer ID that is not a UUID', () =>
+		customerRef(contextOf({ customerId: byId('+15550100002') }), 0),
+	),
+	invalid("a donor's customer ID that is not a UUID", () =>
+		customerRef(contextOf({ donorId: byId('Ben') }), 0, 'donorId', 'Donor'),
+	),
+	invalid('another ID that is not a UUID', () => uuidParam(tool, 'sales', 0, 'Pipeline', true)),
+	invalid('a required ID left empty', () => uuidParam(tool, '', 0, 'Deal ID', true)),
+	invalid('a lookup with no phone', () => lookupQuery(tool, 0, 'phone', '')),
+	invalid('a messenger lookup not written "type:id"', () =>
+		lookupQuery(tool, 0, 'messenger', 'telegram'),
+	),
+	invalid('a text too long', () => optionalText(tool, 0, 'Full Name', 'x'.repeat(300), 255)),
+	invalid('not text', () => optionalText(tool, 0, 'Source', { a: 1 })),
+	invalid('not an email address', () => optionalEmail(tool, 0, 'Email', 'ben@')),
+	invalid('not a phone number', () => optionalPhone(tool, 0, 'Phone', 'call me')),
+	invalid('a dot segment', () => segmentParam(tool, '..', 0, 'Code')),
+	invalid('a limit below 1', () => limitOf(contextOf({ returnAll: false, limit: 0 }), 0)),
+	invalid('an own Idempotency Key too long', () => customKey(tool, 0, 'k'.repeat(256))),
+	invalid(
 		'a customer with no identifier',
-		'validation_error',
-		'InvalidInputError',
 		async () => await upsertCustomer.call(contextOf({ phone: '', email: '' }), 0),
-	],
-	[
-		'a merge of a card into itself (the same ID twice)',
-		'validation_error',
-		'InvalidInputError',
-		async () => {
-			const id = '3f1c0a52-5d2e-4a7b-9c41-0e8d2b6f7a10';
-			const ids = { donorBy: 'customer', customerId: byId(id), donorId: byId(id) };
-			return await mergeCustomers.call(contextOf(ids), 0);
-		},
-	],
-	[
-		'a merge whose two lookups find one card',
-		'validation_error',
-		'InvalidInputError',
-		async () => {
-			jest.mocked(lookupCustomer).mockResolvedValue({ id: 'c-1' });
-			const cards = {
-				donorBy: 'customer',
-				customerId: { mode: 'phone', value: '+15550100002' },
-				donorId: { mode: 'email', value: 'ben.okafor@example.com' },
-			};
-			return await mergeCustomers.call(contextOf(cards), 0);
-		},
-	],
-	[
-		'Best Available for a customer with no messengers',
-		'validation_error',
-		'InvalidInputError',
-		async () => {
-			jest.mocked(customerMessengers).mockResolvedValue([]);
-			return await messengersToTry(tool, 0, 'c-1');
-		},
-	],
+	),
+	invalid('a merge of a card into itself (the same ID twice)', async () => {
+		const id = '3f1c0a52-5d2e-4a7b-9c41-0e8d2b6f7a10';
+		const ids = { donorBy: 'customer', customerId: byId(id), donorId: byId(id) };
+		return await mergeCustomers.call(contextOf(ids), 0);
+	}),
+	invalid('a merge whose two lookups find one card', async () => {
+		jest.mocked(lookupCustomer).mockResolvedValue({ id: 'c-1' });
+		const cards = {
+			donorBy: 'customer',
+			customerId: { mode: 'phone', value: '+15550100002' },
+			donorId: { mode: 'email', value: 'ben.okafor@example.com' },
+		};
+		return await mergeCustomers.call(contextOf(cards), 0);
+	}),
+	invalid('Best Available for a customer with no messengers', async () => {
+		jest.mocked(customerMessengers).mockResolvedValue([]);
+		return await messengersToTry(tool, 0, 'c-1');
+	}),
 	[
 		'no customer has the phone the locator gives',
 		'not_found',
