@@ -197,6 +197,17 @@ export function runModel(
 		cotenantBusier?: number;
 		cotenantInProcess?: boolean;
 		cotenantAwaits?: boolean;
+		/** The co-tenant starts this late (ms; default at the start). */
+		cotenantStartMs?: number;
+		/** The co-tenant sends nothing from this time on (ms). */
+		cotenantStopMs?: number;
+		/**
+		 * The co-tenant sends its `cotenantPerWindow` all at once, every window, this long after its
+		 * start (a cron job), instead of spreading them.
+		 */
+		cotenantBurstAtMs?: number;
+		/** The co-tenant sends one request at its start (it shows itself before its first burst). */
+		cotenantStartup?: boolean;
 		untilMs?: number;
 		startAt?: number;
 	} = {},
@@ -257,7 +268,27 @@ export function runModel(
 	const cotenant = { sent: 0, refused: 0 };
 	const every = options.cotenantPerWindow ? server.windowMs / options.cotenantPerWindow : Infinity;
 	const busier = options.cotenantBusier ? server.windowMs / options.cotenantBusier : every;
-	let cotenantAt = t0 + (Number.isFinite(every) ? 0 : Infinity);
+	const cotenantStart = t0 + (options.cotenantStartMs ?? 0);
+	const cotenantStop = t0 + (options.cotenantStopMs ?? Infinity);
+	const burstAt = options.cotenantBurstAtMs;
+	let burstSent = 0;
+	let startup = options.cotenantStartup === true;
+	let cotenantAt = Number.isFinite(every) ? cotenantStart : Infinity;
+	if (burstAt !== undefined && !startup) cotenantAt += burstAt;
+	/** The co-tenant's next request after the one at `cotenantAt`. */
+	const nextCotenant = () => {
+		if (burstAt === undefined) {
+			cotenantAt += cotenantAt - t0 >= (options.cotenantBusierAt ?? Infinity) ? busier : every;
+			if (options.cotenantAwaits) cotenantAt += 2 * lat;
+		} else if (startup) {
+			startup = false;
+			cotenantAt = cotenantStart + burstAt;
+		} else if (++burstSent >= (options.cotenantPerWindow ?? 0)) {
+			burstSent = 0;
+			cotenantAt += server.windowMs;
+		}
+		if (cotenantAt >= cotenantStop) cotenantAt = Infinity;
+	};
 	const busy = () => workers.some((w) => w.left > 0);
 	for (;;) {
 		const next = workers
@@ -275,8 +306,7 @@ export function runModel(
 			const { ok } = answer(cotenantAt + lat, -1);
 			cotenant.sent++;
 			if (!ok) cotenant.refused++;
-			cotenantAt += cotenantAt - t0 >= (options.cotenantBusierAt ?? Infinity) ? busier : every;
-			if (options.cotenantAwaits) cotenantAt += 2 * lat;
+			nextCotenant();
 			continue;
 		}
 		const w = next as (typeof workers)[number];
