@@ -1,8 +1,7 @@
 /**
- * Pacing under the API's rate limit: what the pacer decides (send now, wait, probe a reset) from
- * what it believes about the server (its window, its clock, where its resets really fall) and
- * about the key's other clients (rateOthers.ts). Pure bookkeeping: the caller passes the clock in
- * and does the sleeping, so the logic is tested without timers.
+ * Pacing under the API's rate limit: what the pacer decides from what it believes about the server
+ * (rateWindow.ts) and the key's other clients (rateOthers.ts). Pure bookkeeping: the caller passes
+ * the clock in and does the sleeping, so the logic is tested without timers.
  */
 import type { RateLimitReading } from './rateHeaders';
 import { MAX_RESET_AHEAD_MS } from './rateHeaders';
@@ -22,7 +21,7 @@ export interface Refusal {
 }
 
 interface Probe {
-	/** Probes answered so far without confirming a new window (refused, or still the old window). */
+	/** Probes answered without confirming a new window. */
 	tries: number;
 	/** No probe before this. */
 	nextAt: number;
@@ -34,29 +33,17 @@ interface Probe {
 	before?: number;
 	/** The old window's announced reset (this host's clock). */
 	announced?: number;
-	/** Sent because the reset was due (not after a 429), then: where it falls can be learned from it. */
+	/** Sent because the reset was due (not after a 429): where it falls is learned from it. */
 	dueAt?: number;
 }
 
 /**
- * The budget of one key as this process sees it, shared fairly with the key's other clients (the
- * company's backend, another workflow, other queue-mode workers). `reserve` hands out a slot or
- * says how long to wait; `observe` corrects the picture with every response's headers. What it
- * decides, from what it believes about the server (ServerWindow) and the others (Others):
- *
- * - **Alone** on the key (no other client seen in this window or the last, or a limiter that frees
- *   slots one at a time), it sends what the window has left as fast as the requests come, and
- *   waits for the reset (the next free slot).
- * - **Beside clients that send as it does**, its fair part of the window at once; beyond it, what
- *   is left once their parts and what clients that spread their requests spend are kept back; all
- *   of what is left once they are seen to have stopped (one request asks).
- * - **Beside clients that spread their requests**, what is left once what they are expected to
- *   spend is kept back, at once; now and then one request looks whether they spent less.
- * - **A reset is never trusted on its own**: when it is due and nothing is left, one probe goes
- *   out, and only an answer showing the new window (Remaining back up, or a later reset) lets the
- *   rest go; one that is refused or still meets the old window is followed by the next
- *   (ServerWindow.nextProbe). A 429 holds everything until a probe: at the reset it names, after
- *   the server's Retry-After, or a step.
+ * The budget of one key as this process sees it. `reserve` hands out a slot or says how long to
+ * wait; `observe` corrects the picture with every answer's headers. Its rules, highest first, as
+ * docs/retries-and-rate-limit.md lists them: (a) never take a slot another client will want in
+ * this window (`keptForOthers`); (b) never lose an item, never hang (`mayRetry`); (c) at most one
+ * request while refused per announced reset (`probing`, `refusedAt`); (d) only then speed
+ * (`ourPart`). Alone on the key, it sends what the window has left at once and waits for the reset.
  */
 export class Pacer {
 	limit?: number;
@@ -83,10 +70,7 @@ export class Pacer {
 		return this.server.offset;
 	}
 
-	/**
-	 * When the current window's reset is to be probed (this host's clock), if a window is known: not
-	 * the reset the server announced (see ServerWindow.probeStart).
-	 */
+	/** When the current window's reset is to be probed (ServerWindow.probeStart), if one is known. */
 	get probeDueAt(): number | undefined {
 		return this.server.window === undefined ? undefined : this.probeStart();
 	}
@@ -96,10 +80,32 @@ export class Pacer {
 	 * `share` (0 to 1) caps the part of the key's limit this process takes per window.
 	 */
 	reserve(now: number, share = 1): number {
+		const probing = this.probing(now, share);
+		if (probing !== undefined) return probing;
+		if (this.remaining === undefined) return this.take();
+		if (this.server.window === undefined) {
+			if (this.remaining > 0) return this.take();
+			// Spent, and no reset announced: probe with a growing step.
+			const step = probeStepMs(0, this.server.length());
+			this.probe = { tries: 0, nextAt: now + step, inFlight: false, sentAt: now };
+			return step;
+		}
+		const untilReset = Math.max(1, this.probeStart() - now);
+		if (share >= 1 && this.alone()) return this.remaining > 0 ? this.take() : untilReset;
+		const { budget, look } = this.ourPart(now, now + untilReset, share);
+		if (budget >= 1) return (look ? this.lookLater(now, budget) : undefined) ?? this.take();
+		// Room opens as the others' expected rest shrinks: look again a little later.
+		return Math.min(untilReset, this.pollMs());
+	}
+
+	/**
+	 * Rule (c), at most one request while refused per announced reset: once the reset is due (or a
+	 * 429 came), one probe at a time, when the probe's time has come; the others wait for its answer
+	 * (see `observe`, `refusedAt`). Undefined: no probe is due.
+	 */
+	private probing(now: number, share: number): number | undefined {
 		const window = this.server.window;
-		// The reset is due: one probe finds out whether it came. Alone with slots left, the requests
-		// themselves find out (a server that frees slots one at a time names the next free slot as
-		// its reset, and has slots all the same).
+		// Alone with slots left, the requests themselves find out whether the reset came.
 		const spent = (this.remaining ?? 0) <= 0 || share < 1 || !this.alone();
 		if (!this.probe && window && spent && now >= this.probeStart()) {
 			this.probe = {
@@ -113,58 +119,69 @@ export class Pacer {
 			};
 		}
 		const probe = this.probe;
-		if (probe) {
-			if (probe.inFlight && now - probe.sentAt < PROBE_LOST_MS) return PROBE_POLL_MS;
-			if (now < probe.nextAt) return probe.nextAt - now;
-			probe.inFlight = true;
-			probe.sentAt = now;
-			return this.take();
+		if (!probe) return undefined;
+		if (probe.inFlight && now - probe.sentAt < PROBE_LOST_MS) return PROBE_POLL_MS;
+		if (now < probe.nextAt) return probe.nextAt - now;
+		probe.inFlight = true;
+		probe.sentAt = now;
+		return this.take();
+	}
+
+	/**
+	 * Rule (a), never take a slot another client will want in this window: what is kept back for
+	 * the key's other clients until the reset (`ifAsked`: were a request sent now to look), and
+	 * whether our last slot waits for the look (`lookLater`).
+	 *
+	 * - Beside clients that send as we do (other pacers): their parts, less what they sent, and what
+	 *   clients that spread their requests spend until the reset (Others.keepBeside).
+	 * - Otherwise, what they spent in the last window seen whole, in full (Others.keepInFull). Once
+	 *   seen whole, `ifAsked` is undefined: no request looks whether they spent less.
+	 */
+	private keptForOthers(
+		now: number,
+		resetAt: number,
+	): { kept: number; ifAsked?: number; look: boolean } {
+		const others = this.others;
+		const limit = this.limit ?? 0;
+		if (others.pacers() || others.sendingAsWe()) others.paced();
+		if (others.pacers()) {
+			const kept = others.keepBeside(others.answeredAt ?? now, resetAt, limit);
+			return { kept, ifAsked: others.keepBeside(now, resetAt, limit), look: false };
 		}
-		if (this.remaining === undefined) return this.take();
-		if (window === undefined) {
-			if (this.remaining > 0) return this.take();
-			// Spent, and no reset announced: probe with a growing step.
-			const step = probeStepMs(0, this.server.length());
-			this.probe = { tries: 0, nextAt: now + step, inFlight: false, sentAt: now };
-			return step;
-		}
-		const untilReset = Math.max(1, this.probeStart() - now);
-		if (share >= 1 && this.alone()) return this.remaining > 0 ? this.take() : untilReset;
+		const expected = others.keep(now, resetAt, limit);
+		const ifAsked = others.keep(now, resetAt, limit, true);
+		// A first window beside clients that send as we do: what they are expected to spend.
+		if (others.sendingAsWe()) return { kept: expected, ifAsked, look: false };
+		const kept = others.keepInFull(limit, expected);
+		return { kept, ifAsked: others.seenWhole() ? undefined : ifAsked, look: true };
+	}
+
+	/**
+	 * Rule (d), only then speed: what may go now, beyond what is kept for the others (rule a). Our
+	 * fair part of the window at once (Others.fairPart) while the others' spending was not seen
+	 * whole; the rest once they are seen to have stopped (Others.mayCheckStopped: one request asks)
+	 * or to have spent less (Others.mayAsk). Share of the Rate Limit caps it.
+	 */
+	private ourPart(now: number, resetAt: number, share: number): { budget: number; look: boolean } {
 		const others = this.others;
 		const limit = this.limit ?? 0;
 		const mine = others.ours + this.inFlight;
 		const left = (this.serverRemaining ?? 0) - this.inFlight;
-		const resetAt = now + untilReset;
-		const answered = others.answeredAt ?? now;
-		// Never less than our fair part of the window while any is left.
-		const fair = Math.min(this.remaining, others.fairPart(limit) - mine);
-		let budget: number;
-		let asked: number;
-		if (others.pacers()) {
-			// Beside clients that send as we do: beyond our part, what is left once they have sent
-			// theirs and what clients that spread their requests spend until the reset is kept back.
-			budget = Math.max(fair, left - others.keepBeside(answered, resetAt, limit));
-			asked = left - others.keepBeside(now, resetAt, limit);
-		} else {
-			// Beside clients that spread their requests: what is left once what they are expected to
-			// spend is kept back.
-			budget = Math.max(fair, left - others.keep(now, resetAt, limit));
-			asked = left - others.keep(now, resetAt, limit, true);
-		}
-		// Had the others spent nothing since our last answer, there would be room: a request tells.
-		// Clients that send as we do met none of our requests: past the lateness allowed to one, a
-		// request tells whether they stopped (then the rest is ours). One such request at a time.
+		const { kept, ifAsked, look } = this.keptForOthers(now, resetAt);
+		const fair = Math.min(this.remaining ?? 0, others.fairPart(limit) - mine);
+		let budget = ifAsked === undefined ? left - kept : Math.max(fair, left - kept);
+		const asked = ifAsked === undefined ? 0 : left - ifAsked;
+		// One such request at a time; it goes at once (not held for the look).
 		const ask = (asked >= 1 && others.mayAsk(now)) || (left >= 1 && others.mayCheckStopped(now));
-		if (budget < 1 && ask) {
+		const asking = budget < 1 && ask;
+		if (asking) {
 			others.asking(now);
 			budget = 1;
 		}
 		if (share < 1 && this.limit !== undefined) {
 			budget = Math.min(budget, Math.floor(share * this.limit) - mine);
 		}
-		if (budget >= 1) return this.take();
-		// Room opens as the others' expected rest shrinks: look again a little later.
-		return Math.min(untilReset, Math.max(PROBE_POLL_MS, Math.round(this.server.length() / 200)));
+		return { budget, look: look && !asking };
 	}
 
 	/**
@@ -194,7 +211,7 @@ export class Pacer {
 				reading.remaining >= probe.before ||
 				(resetAt !== undefined && this.server.movedOn(resetAt, probe.announced));
 			if (!newWindow) {
-				// Still the old window: the reset was announced early. The slot was used, nothing lost.
+				// Still the old window: the reset was announced early; the slot was used, nothing lost.
 				this.missed(probe, now, probeOut);
 				this.serverRemaining = reading.remaining;
 				this.remaining = Math.max(0, (reading.remaining ?? 0) - this.inFlight);
@@ -229,19 +246,31 @@ export class Pacer {
 	}
 
 	/**
-	 * Whether a request refused with 429 since `since` keeps trying: while the next probe is due
-	 * within the patience (see `patienceMs`).
+	 * Rule (b), never lose an item, never hang: a request refused with 429 since `since` keeps
+	 * trying while the next probe is due within the patience (`patienceMs`); then it fails.
 	 */
 	mayRetry(since: number, now: number): boolean {
 		return (this.probe?.nextAt ?? now) - since <= this.patienceMs();
 	}
 
-	/**
-	 * How long a request keeps trying through 429s: two windows of the key (the API's 60 s when
-	 * none was seen yet), at least 30 s.
-	 */
+	/** How long a request keeps trying through 429s: two windows (60 s before one was seen), 30 s at least. */
 	patienceMs(): number {
 		return Math.max(30_000, 2 * this.server.length());
+	}
+
+	/**
+	 * The last slot of the window waits for the look (ServerWindow.lookAt): sent then, its answer
+	 * shows what the others spent in the whole window. Undefined: send now.
+	 */
+	private lookLater(now: number, budget: number): number | undefined {
+		if (budget >= 2 || this.others.late || !this.server.window) return undefined;
+		const at = this.server.lookAt();
+		return now < at ? Math.max(PROBE_POLL_MS, Math.min(at - now, this.pollMs())) : undefined;
+	}
+
+	/** How soon a request that may not go yet asks again: a 200th of the window, at least 20 ms. */
+	private pollMs(): number {
+		return Math.max(PROBE_POLL_MS, Math.round(this.server.length() / 200));
 	}
 
 	private take(): 0 {
@@ -262,10 +291,7 @@ export class Pacer {
 		return this.server.probeStart(this.alone());
 	}
 
-	/**
-	 * A 429: nothing goes until a probe, after the server's wait, the announced reset (first contact
-	 * or not), or a growing step; a reset that made no sense, after a window's length.
-	 */
+	/** A 429 (rule c): nothing goes until a probe, at the reset it names, after Retry-After, or a step. */
 	private refusedAt(
 		now: number,
 		resetAt: number | undefined,
@@ -281,9 +307,7 @@ export class Pacer {
 		const after =
 			probeOut && resetAt !== undefined && this.server.movedOn(resetAt, probe?.announced);
 		if (probe && after) {
-			// The probe's 429 names the next reset: it came after the reset, when the others had
-			// already spent the window. Next time earlier: else a pacer late once stays late (the
-			// others, not seeing it, take its part) and its item waits until it gives up.
+			// The probe's 429 names the next reset: it came too late, the others had spent the window.
 			this.server.tooLate(probe.sentAt);
 			probe.missAt = undefined;
 			probe.tries = 0;
@@ -296,8 +320,7 @@ export class Pacer {
 			this.probe = probe;
 		}
 		let wait = refusal.retryAfterMs;
-		// An exact reset still ahead is the next probe (no step beyond it); Retry-After in whole
-		// seconds within the second after it is that reset rounded up.
+		// An exact reset ahead is the next probe; Retry-After within a second after it is that reset.
 		const exact = resetAt !== undefined && !whole && resetAt > now;
 		if (exact) {
 			if (probeOut) probe.missAt = probe.sentAt;
@@ -316,9 +339,7 @@ export class Pacer {
 				: resetAt + RESET_MARGIN_MS;
 			probe.nextAt = Math.max(probe.nextAt, ahead);
 		} else if (resetAt !== undefined && whole && !window && now - resetAt < 1000) {
-			// Before any window was seen, a reset written as now in whole seconds (rounded down): the
-			// real one lies within the next second. Once windows were seen, where resets really fall
-			// is learned (probeStart).
+			// Before any window was seen, a reset of now in whole seconds lies within the next second.
 			probe.nextAt = Math.max(probe.nextAt, resetAt + 1000 + RESET_MARGIN_MS);
 		} else if (nonsense && wait === undefined) {
 			probe.nextAt = Math.max(probe.nextAt, now + this.server.length());
@@ -333,7 +354,7 @@ export class Pacer {
 		atReset = false,
 	): void {
 		const began = this.server.begin(reading, resetAt, now, this.limit, atReset);
-		if (began) this.others.begin(began.start, began.length);
+		if (began) this.others.begin(began.start, began.length, this.limit ?? 0);
 		else this.others.forget();
 	}
 
@@ -341,20 +362,21 @@ export class Pacer {
 	private count(reading: RateLimitReading, now: number): void {
 		if (this.limit === undefined || reading.remaining === undefined) return;
 		const others = this.limit - reading.remaining - this.others.ours - 1 - this.inFlight;
-		this.others.answer(now, Math.max(0, others), reading.remaining, this.inFlight);
+		const late = this.server.window !== undefined && now >= this.server.lookAt();
+		this.others.answer(now, Math.max(0, others), reading.remaining, this.inFlight, late);
 	}
 
 	/**
-	 * Our 429 before this window's reset was due, the server's count spent, others already seen:
-	 * they took what we left them and wanted more than they got. Not one that names a reset already
-	 * past (an old window's, answered late); not alone (a limiter that frees slots one at a time
-	 * refuses us with nobody else).
+	 * Our 429 before this window's reset was due, the count spent: the others took what we left and
+	 * wanted more. Not for an old window's reset; alone, only at the look (a sliding log refuses us).
 	 */
 	private countRefused(reading: RateLimitReading, resetAt: number | undefined, now: number): void {
-		if (this.limit === undefined || reading.remaining !== 0 || this.alone()) return;
+		if (this.limit === undefined || reading.remaining !== 0 || this.server.refills) return;
 		if (!this.server.window || resetAt === undefined || resetAt <= now) return;
 		if (now >= this.probeStart()) return;
-		this.others.refused(now, Math.max(0, this.limit - this.others.ours - this.inFlight));
+		const late = now >= this.server.lookAt();
+		if (this.alone() && !late) return;
+		this.others.refused(now, Math.max(0, this.limit - this.others.ours - this.inFlight), late);
 	}
 
 	/** No other client seen on the key, in this window or the last. */

@@ -1,8 +1,6 @@
 /**
  * One rate window as this process saw it (the others' spending at each of our answers), and what
- * can be read from it: what the others had spent by a point of the window, what they wanted, how
- * many sent with us. Functions of the tally (only `record` writes to it), for the pacer's picture
- * of the others (rateOthers.ts).
+ * can be read from it, for the pacer's picture of the others (rateOthers.ts).
  */
 
 /** How many slices of a window the others' spending is remembered in. */
@@ -34,6 +32,12 @@ export interface Tally {
 	unsure: number;
 	/** The shortest time between two answers of ours (a round trip, as near as we know). */
 	gapMin: number;
+	/** An answer of ours came after the look (see ServerWindow.lookAt): the others' spending was seen to the window's end. */
+	late: boolean;
+	/** One of ours was refused before the reset: the others may have wanted more than they got. */
+	full: boolean;
+	/** What the others spent was kept back in full in this window (see Others.keepInFull). */
+	keptInFull: boolean;
 }
 
 /** A window that began at `start` (this host's clock), nothing seen in it yet. */
@@ -50,6 +54,9 @@ export function tally(start: number, length: number): Tally {
 		calm: false,
 		unsure: 0,
 		gapMin: Infinity,
+		late: false,
+		full: false,
+		keptInFull: false,
 	};
 }
 
@@ -64,12 +71,9 @@ export function record(t: Tally, now: number, others: number, remaining: number)
 }
 
 /**
- * What the others had spent by `offset` into a window (or wanted to, when it was spent before its
- * end: they were refused the rest): the slices that ended by then, as our answers showed them;
- * after our last answer, at the rate they showed until then (never more than the server had left
- * then, unless nothing was: our last answer found the window spent, or one of ours was refused),
- * or, when our answers covered too little of the window to tell a rate, all that was left (we kept
- * it for them).
+ * What the others had spent (or wanted to) by `offset` into a window: the slices our answers saw;
+ * after our last answer, at their rate (at most what was left, unless nothing was), or all that
+ * was left when our answers covered under a quarter of the window.
  */
 export function spentBy(t: Tally, offset: number): number {
 	const seenUntil = (t.lastAt ?? t.start) - t.start;
@@ -79,19 +83,14 @@ export function spentBy(t: Tally, offset: number): number {
 	if (offset <= seenUntil || seenUntil >= t.length) return most;
 	const after = Math.min(offset, t.length) - seenUntil;
 	const left = t.lastRemaining ?? 0;
-	// Our answers covered a quarter of the window at least: the others went on at their rate.
 	if (seenUntil >= t.length / 4) {
 		const rate = (t.others / seenUntil) * after;
 		return t.others + (left < 1 ? rate : Math.min(left, rate));
 	}
-	// Otherwise they are taken to have spent what we left them, evenly until the window's end.
 	return t.others + (left * after) / (t.length - seenUntil);
 }
 
-/**
- * What the others would have spent over a whole window at the rate they showed: when the window
- * was spent before its end, a client that spreads its requests was refused the rest.
- */
+/** What the others would have spent over a whole window at the rate they showed (refused the rest). */
 export function demand(t: Tally): number {
 	const seenUntil = (t.lastAt ?? t.start) - t.start;
 	if ((t.lastRemaining ?? 0) > 1 || seenUntil >= t.length) return spentBy(t, t.length);
@@ -113,10 +112,7 @@ export function margin(limit: number): number {
 	return 2 * Math.min(1, limit / 60);
 }
 
-/**
- * What the others spent after the lateness allowed at a window's start (when clients that send
- * back to back have sent) until our last answer, at that rate over the whole window.
- */
+/** What the others spent after `slack` until our last answer, at that rate over the whole window. */
 export function spreadingAfterStart(t: Tally): number {
 	const late = slack(t);
 	const seenUntil = (t.lastAt ?? t.start) - t.start;

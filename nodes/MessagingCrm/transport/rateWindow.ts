@@ -45,19 +45,11 @@ export interface ProbeTimes {
 }
 
 /**
- * The server's window, clock and resets as this process has seen them.
- *
- * - **Clock**: a lower bound of the server's clock minus ours, from its `Date` header (whole
- *   seconds, written before we read it), sinking slowly so that a clock that is reset is followed.
- *   Epoch resets are moved to our clock by it.
- * - **Window**: the earliest and latest reset this window's answers announced; its length, once
- *   two were seen; whether the server frees slots one at a time (a reset far sooner than the last
- *   window lasted, with few slots back: a sliding window or a token bucket, whose reset names the
- *   next free slot).
- * - **Where resets fall**: a reset in whole seconds may be a second off either way (rounded down:
- *   the real one lies before a second after the earliest reading; rounded up: at the earliest
- *   reading); where the probes found the real reset in the last four windows moves the next probe,
- *   and so does a probe that found the next window already spent (it came too late).
+ * The server's window, clock and resets as this process has seen them: its clock (a lower bound
+ * from `Date`, for epoch resets); the earliest and latest reset this window's answers announced,
+ * its length, and whether slots free one at a time (a sliding log, a token bucket); where the
+ * probes found the real reset in the last four windows (a reset in whole seconds may be a second
+ * off either way), and whether a probe came too late.
  */
 export class ServerWindow {
 	window?: Window;
@@ -116,18 +108,26 @@ export class ServerWindow {
 	}
 
 	/**
-	 * When to probe a window's reset: its base (see `resetBase`) moved by where the real reset fell
-	 * in the last windows. Alone, a reset in whole seconds is first tried a second before the
-	 * latest reading (rounded up, it can lie there); shared, a probe too early is a 429 and one too
-	 * late still finds our part kept for us, so none goes before the reset can have come, unless
-	 * one found the window already spent in the last windows (see `tooLate`).
+	 * When to probe a window's reset: its base (`resetBase`) moved by where the real reset fell in
+	 * the last windows. Alone, a reset in whole seconds is first tried a second before the latest
+	 * reading; shared, not before the reset can have come, unless a probe came too late (`tooLate`).
 	 */
 	probeStart(alone: boolean, window = this.window as Window): number {
 		const learned = this.lateness.length ? Math.min(...this.lateness) : undefined;
-		// Shared, no probe before the reset can have come, unless one at that time came too late.
 		const early = this.late.includes(true) && learned !== undefined ? Math.min(0, learned) : 0;
 		const floor = window.whole && alone ? window.hi - 1000 - resetBase(window) : early;
 		return resetBase(window) + Math.max(floor, learned ?? floor) + RESET_MARGIN_MS;
+	}
+
+	/**
+	 * The look: when a pacer's last slot of the window goes, a 120th of the window (50 ms at least)
+	 * before the earliest the reset can come; its answer shows what the others spent in the window.
+	 */
+	lookAt(): number {
+		const window = this.window as Window;
+		const learned = Math.min(0, ...this.lateness);
+		const earliest = window.whole ? Math.min(window.lo, window.hi - 1000) : window.lo;
+		return earliest + learned - Math.max(50, this.length() / 120);
 	}
 
 	/**
@@ -143,15 +143,10 @@ export class ServerWindow {
 		return now + probeStepMs(tries, this.length());
 	}
 
-	/**
-	 * A probe confirmed the new window: remember where the real reset fell. Confirmed at once, it
-	 * may have been earlier still: a little earlier next time. After a miss past the base (a reset
-	 * later than it said), it fell between the two probes: next time, halfway.
-	 */
+	/** A probe confirmed the new window: where the real reset fell (at once: a little earlier; after a miss: halfway). */
 	learn(probe: ProbeTimes): void {
 		const window = this.window;
 		if (window === undefined) return;
-		// Sent well after it was due (nothing to send meanwhile): it says nothing of where it fell.
 		if (probe.missAt === undefined && probe.sentAt - probe.dueAt > 250) return;
 		const base = resetBase(window);
 		const late = probe.sentAt - RESET_MARGIN_MS - base;
@@ -163,14 +158,9 @@ export class ServerWindow {
 		}
 	}
 
-	/**
-	 * A probe sent at `sentAt` found the next window already spent (others came first): the reset
-	 * fell before it; next time a sixtieth of the window earlier (shared, a probe may then go
-	 * before the reset can have come: see `probeStart`).
-	 */
+	/** A probe sent at `sentAt` found the next window already spent: next time a sixtieth of the window earlier. */
 	tooLate(sentAt: number): void {
 		if (this.window === undefined) return;
-		// The window it was sent for: the one we know, moved on to the reset nearest before it.
 		const window = this.windowOf(sentAt);
 		this.remember(sentAt - this.length() / 60 - RESET_MARGIN_MS - resetBase(window), true);
 	}

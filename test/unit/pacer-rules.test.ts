@@ -1,0 +1,150 @@
+/**
+ * The pacer's four rules, highest first, as docs/retries-and-rate-limit.md lists them, each held by
+ * a model test in simulated time (test/harness/rateModel.ts) and each planted away once: the
+ * rule's function replaced, the test that holds it fails.
+ */
+import type { ModelResult } from '../harness/rateModel';
+import { perWindow, runModel } from '../harness/rateModel';
+import { Pacer } from '../../nodes/MessagingCrm/transport/rateLimit';
+
+const API = { limit: 120, windowMs: 60_000, latencyMs: 1 };
+const SHORT = { limit: 30, windowMs: 6000 };
+type Options = NonNullable<Parameters<typeof runModel>[2]>;
+
+/** The co-tenant (client -1): its first window with a request accepted, and what it lost after. */
+function coTenant(result: ModelResult) {
+	const its = result.log.filter((e) => e.client === -1);
+	const shown = its.find((e) => e.ok)?.window ?? Infinity;
+	return {
+		refused: its.filter((e) => !e.ok).length,
+		refusedAfterShown: its.filter((e) => e.window > shown && !e.ok).length,
+	};
+}
+
+const seconds = (r: ModelResult) => (r.clients[0].last - r.clients[0].first) / 1000;
+const lost = (r: ModelResult) => r.clients.reduce((a, c) => a + c.lost, 0);
+
+/** Runs `test` with one of the pacer's own functions replaced, and puts it back. */
+function planted(name: string, replacement: (...args: never[]) => unknown, test: () => void) {
+	const proto = Pacer.prototype as unknown as Record<string, unknown>;
+	const original = proto[name];
+	expect(typeof original).toBe('function');
+	proto[name] = replacement;
+	try {
+		test();
+	} finally {
+		proto[name] = original;
+	}
+}
+
+/**
+ * The co-tenant of the benchmark's 60 s rows, in the model: 40 requests per window beside 300
+ * upserts, spreading them or sending them at once each minute, there before the node or joining.
+ */
+const variants: Array<[string, Options, number]> = [
+	['spreading, there 20 s before the node', { cotenantPerWindow: 40 }, 20_000],
+	...[2, 30, 57].map((s): [string, Options, number] => [
+		`sending its 40 at once ${s} s into each minute (one request at its start)`,
+		{ cotenantPerWindow: 40, cotenantBurstAtMs: s * 1000, cotenantStartup: true },
+		1000,
+	]),
+	['spreading, joining 30 s after the node', { cotenantPerWindow: 40, cotenantStartMs: 30_000 }, 0],
+];
+
+describe('rule (a): never take a slot another client will want in this window', () => {
+	it.each(variants)(
+		'a co-tenant at 120 per 60 s %s: none of its requests refused from the window after it showed itself, the node within 1.10× of 180 s',
+		(_, options, nodeStartMs) => {
+			const result = runModel(API, [{ items: 300, startMs: nodeStartMs }], options);
+			const { refused, refusedAfterShown } = coTenant(result);
+			console.log(
+				`${_}: co-tenant ${refused} refused, ${refusedAfterShown} after it showed itself; node ${seconds(result).toFixed(1)} s`,
+			);
+			expect(refusedAfterShown).toBe(0);
+			// There before the node: nothing refused at all.
+			if (nodeStartMs > 0) expect(refused).toBe(0);
+			expect(seconds(result)).toBeLessThanOrEqual(198);
+			expect(lost(result)).toBe(0);
+		},
+	);
+
+	it('a co-tenant that stops gives its part back within two windows', () => {
+		const result = runModel(API, [{ items: 600, startMs: 20_000 }], {
+			cotenantPerWindow: 40,
+			cotenantStopMs: 100_000,
+		});
+		// Its last request falls in window 1 (60 to 120 s); window 3 is the node's whole.
+		const node = perWindow(result.log, 0);
+		console.log(`co-tenant stopping at 100 s: node ${node.join(', ')} per window`);
+		expect(node[3]).toBeGreaterThanOrEqual(118);
+	});
+
+	it('planted: without what is kept for the others, the co-tenant loses requests in every window', () => {
+		planted(
+			'keptForOthers',
+			() => ({ kept: 0, look: false }),
+			() => {
+				const result = runModel(API, [{ items: 300, startMs: 1000 }], variants[3][1]);
+				expect(coTenant(result).refusedAfterShown).toBeGreaterThan(30);
+			},
+		);
+	});
+});
+
+describe('rule (b): never lose an item, never hang', () => {
+	const refusing = { ...API, retryAfter: false, refuseForMs: 70_000 };
+	it('a server refusing everything for 70 s (reset of 0 s) loses nothing', () => {
+		expect(lost(runModel(refusing, [{ items: 10 }]))).toBe(0);
+	});
+	it('planted: a request that stops trying at its first 429 is lost', () => {
+		planted(
+			'mayRetry',
+			() => false,
+			() => expect(lost(runModel(refusing, [{ items: 10 }]))).toBeGreaterThan(0),
+		);
+	});
+});
+
+describe('rule (c): at most one request while refused per announced reset', () => {
+	const spent = { limit: 5, windowMs: 4000, retryAfter: false, spentUntilMs: 4000 };
+	/** Requests made while the key was still spent, before the reset it announced. */
+	const whileSpent = (r: ModelResult) => r.log.filter((e) => e.window === 0).length;
+	it('the key spent before the run: the refused first request, then the announced reset', () => {
+		const result = runModel(spent, [{ items: 24 }]);
+		expect(whileSpent(result)).toBe(1);
+		expect(lost(result)).toBe(0);
+	});
+	it('planted: a 429 that holds nothing back is followed by more while the key is spent', () => {
+		planted(
+			'refusedAt',
+			() => undefined,
+			() => expect(whileSpent(runModel(spent, [{ items: 24 }]))).toBeGreaterThan(1),
+		);
+	});
+});
+
+describe('rule (d): only then speed', () => {
+	it('alone, 300 upserts at 120 per 60 s: first to last within 1.03× of 120 s', () => {
+		const result = runModel(API, [{ items: 300 }]);
+		expect(seconds(result)).toBeLessThanOrEqual(123.6);
+	});
+	it('beside a co-tenant spreading 10 of 30 per window, the node takes at least 18 of the 20 it leaves, at once', () => {
+		const result = runModel(SHORT, [{ items: 100 }], { cotenantPerWindow: 10 });
+		const node = perWindow(result.log, 0).slice(1);
+		expect(Math.min(...node)).toBeGreaterThanOrEqual(18);
+		expect(coTenant(result).refused).toBe(0);
+	});
+	it('planted: a pacer that never takes its part beside another client does not finish', () => {
+		planted(
+			'ourPart',
+			() => ({ budget: 0, look: false }),
+			() => {
+				const result = runModel(SHORT, [{ items: 100 }], {
+					cotenantPerWindow: 10,
+					untilMs: 120_000,
+				});
+				expect(result.clients[0].done).toBeLessThan(100);
+			},
+		);
+	});
+});
