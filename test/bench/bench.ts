@@ -3,10 +3,12 @@
  * through n8n's execution engine, against the sandbox in its own process (so memory figures are
  * the node's). Prints a table and writes test/bench/results/latest.json. Figures, not assertions.
  */
+import type { ChildProcessByStdio } from 'child_process';
 import { spawn } from 'child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'fs';
 import os from 'os';
 import path from 'path';
+import type { Readable, Writable } from 'stream';
 
 import { PackageDirectoryLoader } from 'n8n-core';
 import type {
@@ -77,7 +79,15 @@ async function fresh(rateLimit: Json): Promise<string> {
 	return String((await control('POST', '/keys', {})).key);
 }
 
-type Log = Array<{ at: number; status: number; method: string; path: string }>;
+type Log = Array<{
+	seq: number;
+	at: number;
+	status: number;
+	method: string;
+	path: string;
+	keyId?: string;
+	windowStart?: number;
+}>;
 const requestLog = async () => (await control('GET', '/requests')).requests as Log;
 const stats = async () =>
 	(await control('GET', '/stats')) as Json & {
@@ -157,10 +167,21 @@ function spread(values: number[]): Spread {
 	return { min: sorted[0], median, max: sorted[sorted.length - 1] };
 }
 
-type Figures = Record<string, number>;
+/** A run's figures: numbers, and lists (one number per rate window) kept with the run only. */
+type Figures = Record<string, number | number[]>;
 type Spreads = Record<string, Spread>;
 
-/** Runs `once` RUNS times; each figure as min, median and max over the runs (all runs kept too). */
+/**
+ * BENCH_ROWS=<text>: in the sections cotenant, cotenant60, eight and limiters, only the rows whose
+ * name (as latest.json keys them in their section) contains the text run; the others are skipped.
+ */
+const wanted = (variant: string) =>
+	!process.env.BENCH_ROWS || variant.includes(process.env.BENCH_ROWS);
+
+/**
+ * Runs `once` RUNS times; each number figure as min, median and max over the runs (all runs kept
+ * too, with their lists).
+ */
 async function repeated(
 	section: string,
 	variant: string,
@@ -179,7 +200,10 @@ async function repeated(
 		}
 	}
 	const out: Spreads = {};
-	for (const key of Object.keys(runs[0])) out[key] = spread(runs.map((r) => r[key]));
+	for (const key of Object.keys(runs[0])) {
+		const values = runs.map((r) => r[key]);
+		if (values.every((v): v is number => typeof v === 'number')) out[key] = spread(values);
+	}
 	const sectionResults = (results[section] ??= {}) as Json;
 	sectionResults[variant] = { ...out, runs };
 	return out;
@@ -291,63 +315,195 @@ async function bulkUpsert(types: INodeTypes) {
 	);
 }
 
-/** Another client of the key reading agents every `everyMs`, counting what is refused, until stopped. */
-function coTenantOf(apiKey: string, everyMs: number) {
-	const counts = { sent: 0, refused: 0 };
-	let stopped = false;
-	const loop = (async () => {
-		while (!stopped) {
-			const response = await fetch(`${BASE}/agents`, {
-				headers: { Authorization: `Bearer ${apiKey}` },
-			});
-			await response.arrayBuffer();
-			counts.sent++;
-			if (response.status === 429) counts.refused++;
-			await new Promise((resolve) => setTimeout(resolve, everyMs));
+/** What test/bench/cotenant.ts does: see there. */
+interface CoTenantJob {
+	mode: 'spread' | 'burst';
+	perWindow: number;
+	windowMs: number;
+	phaseMs?: number;
+	startup?: boolean;
+	stopAfterMs?: number;
+}
+
+/** What the co-tenant process reports when stopped: `at` on its own clock. */
+interface CoTenantReport {
+	sent: number;
+	refused: number;
+	requests: Array<{ at: number; status: number }>;
+}
+
+/**
+ * Another client of the key (the company's backend) in a process of its own (test/bench/cotenant.ts,
+ * its own clock and timers), ready to start: `use` gets `go()`, which starts its schedule, and
+ * `stop()`, which ends it and resolves to its report. The process is killed when `use` ends, however
+ * it ends.
+ */
+async function withCoTenant<T>(
+	apiKey: string,
+	job: CoTenantJob,
+	use: (tenant: { go(): void; stop(): Promise<CoTenantReport> }) => Promise<T>,
+): Promise<T> {
+	const child = spawn(
+		process.execPath,
+		[
+			require.resolve('ts-node/dist/bin.js'),
+			'--transpile-only',
+			path.join(ROOT, 'test/bench/cotenant.ts'),
+		],
+		{
+			env: { ...process.env, BENCH_JOB: JSON.stringify({ baseUrl: BASE, apiKey, ...job }) },
+			stdio: ['pipe', 'pipe', 'inherit'],
+		},
+	);
+	// A line for a process already gone (a start signal timed after a failed run) is dropped.
+	child.stdin.on('error', () => undefined);
+	const lines = linesOf(child);
+	try {
+		if ((await lines.next()) !== 'ready') throw new Error('co-tenant not ready');
+		return await use({
+			go: () => {
+				if (child.exitCode === null) child.stdin.write('go\n');
+			},
+			stop: async () => {
+				child.stdin.write('stop\n');
+				return JSON.parse(await lines.next()) as CoTenantReport;
+			},
+		});
+	} finally {
+		child.kill();
+	}
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const isCoTenant = (r: Log[number]) => r.method === 'GET' && r.path === '/agents';
+const isNodeUpsert = (r: Log[number]) => r.method === 'POST' && r.path === '/customers';
+
+interface Tally {
+	/** Let through by the rate limit (any answer but a 429): a slot taken. */
+	accepted: number;
+	/** Answered 429. */
+	refused: number;
+}
+
+/** One of the sandbox's fixed windows on the key, with what the co-tenant and the node sent in it. */
+interface KeyWindow {
+	start: number;
+	cotenant: Tally;
+	node: Tally;
+	/**
+	 * Requests in it that the sandbox counted in another window (its `windowStart` more than a
+	 * second away): `at` is logged after the rate check, a millisecond or so later, so a request
+	 * right at a reset may be placed one window off.
+	 */
+	misplaced: number;
+}
+
+/**
+ * The sandbox's fixed windows on the key, rebuilt from its request log: every request on the key
+ * (a refused one too) counts; a window starts at the first request at or after the previous
+ * window's start + `windowMs`. Requests that named no key (refused before the rate limit) are left
+ * out.
+ */
+function keyWindows(log: Log, windowMs: number): KeyWindow[] {
+	const windows: KeyWindow[] = [];
+	const onKey = log.filter((r) => r.keyId !== undefined).sort((a, b) => a.seq - b.seq);
+	for (const r of onKey) {
+		let w = windows[windows.length - 1];
+		if (!w || r.at >= w.start + windowMs) {
+			w = {
+				start: r.at,
+				cotenant: { accepted: 0, refused: 0 },
+				node: { accepted: 0, refused: 0 },
+				misplaced: 0,
+			};
+			windows.push(w);
 		}
-	})();
+		if (r.windowStart !== undefined && Math.abs(r.windowStart - w.start) > 1000) w.misplaced++;
+		const tally = isCoTenant(r) ? w.cotenant : isNodeUpsert(r) ? w.node : undefined;
+		if (!tally || r.status === 0) continue;
+		if (r.status === 429) tally.refused++;
+		else tally.accepted++;
+	}
+	return windows;
+}
+
+/**
+ * The co-tenant's side of the windows: the window where it first showed itself (the first with one
+ * of its requests accepted; -1 if none was), what was refused in it, and from the next one on.
+ */
+function coTenantSide(windows: KeyWindow[]) {
+	const shown = windows.findIndex((w) => w.cotenant.accepted > 0);
+	const refusedIn = (from: number, to = windows.length) =>
+		windows.slice(from, to).reduce((a, w) => a + w.cotenant.refused, 0);
 	return {
-		get sent() {
-			return counts.sent;
-		},
-		get refused() {
-			return counts.refused;
-		},
-		async stop() {
-			stopped = true;
-			await loop;
+		cotenant_shown_in_window: shown,
+		cotenant_refused_when_shown: shown < 0 ? 0 : refusedIn(shown, shown + 1),
+		cotenant_refused_after_shown: shown < 0 ? refusedIn(0) : refusedIn(shown + 1),
+		cotenant_refused_per_window: windows.map((w) => w.cotenant.refused),
+		node_accepted_per_window: windows.map((w) => w.node.accepted),
+	};
+}
+
+/** The node and the co-tenant in a run's request log: the figures every co-tenant row reports. */
+async function besideFigures(windowMs: number, report: CoTenantReport) {
+	const log = await requestLog();
+	const windows = keyWindows(log, windowMs);
+	const upserts = log.filter(isNodeUpsert);
+	const ok = upserts.filter((r) => r.status > 0 && r.status < 400);
+	return {
+		log,
+		windows,
+		figures: {
+			seconds: ok.length ? (ok[ok.length - 1].at - ok[0].at) / 1000 : 0,
+			cotenant_sent: report.sent,
+			cotenant_refused: report.refused,
+			...coTenantSide(windows),
+			node_429: upserts.filter((r) => r.status === 429).length,
+			requests_in_another_server_window: windows.reduce((a, w) => a + w.misplaced, 0),
 		},
 	};
 }
 
+/** The figures of the runs of a row, as `repeated` kept them. */
+const runsOf = (section: string, variant: string) =>
+	((results[section] as Json)[variant] as Json).runs as Figures[];
+
+/** A list figure of every run: "80 80 80 60", runs apart by " | ". */
+const lists = (section: string, variant: string, key: string) =>
+	runsOf(section, variant)
+		.map((r) => (r[key] as number[]).join(' '))
+		.join(' | ');
+
 /**
  * Another client of the same key (the company's backend, another workflow, another worker) spends
- * 40 (or 80) requests per window, evenly, while the node upserts 300 customers: how many of the
- * co-tenant's requests are refused, and how much of what it leaves the node takes.
+ * 40 (or 80) requests per window, evenly, from its own process, started with the node, while the
+ * node upserts 300 customers: how many of the co-tenant's requests are refused, and how much of
+ * what it leaves the node takes.
  */
 async function coTenant() {
 	for (const perWindow of [40, 80]) {
-		const s = await repeated('coTenant', `${perWindow} per window`, async () => {
+		const variant = `${perWindow} per window`;
+		if (!wanted(variant)) continue;
+		const s = await repeated('coTenant', variant, async () => {
 			const apiKey = await fresh({ enabled: true, limit: LIMIT, windowMs: WINDOW_MS });
-			const tenant = coTenantOf(apiKey, WINDOW_MS / perWindow);
-			const started = Date.now();
-			const result = await runNode({
-				parameters: UPSERT,
-				credentials: { baseUrl: BASE, apiKey },
-				items: people(300, '2'),
-				continueOnFail: true,
+			const job: CoTenantJob = { mode: 'spread', perWindow, windowMs: WINDOW_MS };
+			const { result, seconds, report } = await withCoTenant(apiKey, job, async (tenant) => {
+				tenant.go();
+				const started = Date.now();
+				const result = await upsertPeople(apiKey, 300, '2');
+				const seconds = (Date.now() - started) / 1000;
+				return { result, seconds, report: await tenant.stop() };
 			});
-			const seconds = (Date.now() - started) / 1000;
-			await tenant.stop();
-			const log = (await requestLog()).filter(
-				(r) => r.method === 'POST' && r.path === '/customers',
-			);
+			const beside = await besideFigures(WINDOW_MS, report);
+			const log = beside.log.filter(isNodeUpsert);
 			const nodeShare = windowShare(log) * LIMIT;
 			return {
 				seconds,
-				cotenant_requests: tenant.sent,
-				cotenant_refused_429: tenant.refused,
-				cotenant_refused_share: tenant.refused / Math.max(1, tenant.sent),
+				cotenant_requests: report.sent,
+				cotenant_refused_429: report.refused,
+				cotenant_refused_share: report.refused / Math.max(1, report.sent),
+				cotenant_refused_after_shown: beside.figures.cotenant_refused_after_shown,
 				node_per_full_window: nodeShare,
 				node_share_of_what_is_left: nodeShare / (LIMIT - perWindow),
 				node_429_on_the_wire: log.filter((r) => r.status === 429).length,
@@ -361,6 +517,97 @@ async function coTenant() {
 			`node ${show(s.node_per_full_window)}/window (${percent(s.node_share_of_what_is_left)} of the rest)`,
 			`${show(s.failed_items, 0)} failed`,
 			`${show(s.seconds, 1, ' s')}`,
+		);
+	}
+}
+
+/**
+ * Beside a co-tenant at the API's own 120 requests per 60 s (the company's backend, in a process
+ * of its own, 40 requests per window), the node upserts 300 customers. Whether the node, pacing
+ * itself from the API's headers, takes slots the co-tenant needs once the co-tenant has shown
+ * itself (a request of its accepted): the co-tenant's refusals window by window, the node's
+ * accepted requests window by window (the sandbox's windows, rebuilt from its log), and the node's
+ * first to last accepted upsert against the fair-share minimum (180 s: 300 at 80 per window).
+ * Rows: a co-tenant spreading its requests from 20 s before the node; a cron job (one request at
+ * its start, 40 at once each minute) whose minute lands near the start, the middle or the end of
+ * the server's window (the node's requests open the later windows), the node 1 s after it; one
+ * spreading that joins 30 s into the node's run; one that stops 80 s into the node's run, and how
+ * soon the node takes the whole window then.
+ */
+async function coTenant60() {
+	const windowMs = 60_000;
+	const rows60: Array<{
+		variant: string;
+		job: CoTenantJob;
+		/** When the node starts, in ms after the co-tenant (negative: before it). */
+		nodeAfterMs: number;
+	}> = [
+		{
+			variant: 'spread, from 20 s before the node',
+			job: { mode: 'spread', perWindow: 40, windowMs },
+			nodeAfterMs: 20_000,
+		},
+		...[2, 30, 57].map((phase) => ({
+			variant: `burst at ${phase} s each minute, one request at its start, the node 1 s after`,
+			job: {
+				mode: 'burst' as const,
+				perWindow: 40,
+				windowMs,
+				phaseMs: phase * 1000,
+				startup: true,
+			},
+			nodeAfterMs: 1000,
+		})),
+		{
+			variant: 'spread, joining 30 s after the node',
+			job: { mode: 'spread', perWindow: 40, windowMs },
+			nodeAfterMs: -30_000,
+		},
+		{
+			variant: 'spread, from 20 s before the node to 80 s after its start',
+			job: { mode: 'spread', perWindow: 40, windowMs, stopAfterMs: 100_000 },
+			nodeAfterMs: 20_000,
+		},
+	];
+	for (const { variant, job, nodeAfterMs } of rows60) {
+		if (!wanted(variant)) continue;
+		const stops = job.stopAfterMs !== undefined;
+		const s = await repeated('coTenant60', variant, async (run) => {
+			const apiKey = await fresh({ enabled: true, limit: LIMIT, windowMs });
+			const { result, report } = await withCoTenant(apiKey, job, async (tenant) => {
+				let joined: Promise<void> = Promise.resolve();
+				if (nodeAfterMs >= 0) {
+					tenant.go();
+					await sleep(nodeAfterMs);
+				} else joined = sleep(-nodeAfterMs).then(() => tenant.go());
+				// A co-tenant that stops: enough work for the node to show the windows after it.
+				const result = await upsertPeople(apiKey, stops ? 500 : 300, `1${run}`);
+				await joined;
+				return { result, report: await tenant.stop() };
+			});
+			const { log, windows, figures } = await besideFigures(windowMs, report);
+			const common = { ...figures, failed_items: failedOf(result, stops ? 500 : 300) };
+			if (!stops) return { ...common, ratio: figures.seconds / 180 };
+			// Windows counted from the one the co-tenant's last request fell in (0).
+			const lastAt = log.filter(isCoTenant).pop()?.at ?? -Infinity;
+			const stopIndex = Math.max(0, windows.filter((w) => w.start <= lastAt).length - 1);
+			const whole = windows.findIndex((w, i) => i >= stopIndex && w.node.accepted >= LIMIT - 2);
+			return {
+				...common,
+				cotenant_stop_window: stopIndex,
+				node_whole_window_after_stop: whole < 0 ? -1 : whole - stopIndex,
+			};
+		});
+		row(
+			'Co-tenant 40/window at 120 per 60 s, 300 upserts',
+			variant,
+			stops
+				? `${show(s.seconds, 1, ' s')}, node ≥ 118 in window ${show(s.node_whole_window_after_stop, 0)} after the stop`
+				: `${show(s.seconds, 1, ' s')}, ${show(s.ratio, 3)}× the fair-share minimum (180 s)`,
+			`co-tenant ${show(s.cotenant_sent, 0)} sent, ${show(s.cotenant_refused, 0)} refused, ${show(s.cotenant_refused_after_shown, 0)} after the window it showed itself in`,
+			`co-tenant refused per window ${lists('coTenant60', variant, 'cotenant_refused_per_window')}`,
+			`node per window ${lists('coTenant60', variant, 'node_accepted_per_window')}`,
+			`${show(s.failed_items, 0)} failed`,
 		);
 	}
 }
@@ -457,27 +704,30 @@ async function loneTail() {
  * rows send it, as the sandbox does by default.
  */
 async function limiters() {
-	const first = await repeated('limiters', 'first contact refused, 5 per 4 s', async () => {
-		const apiKey = await fresh({ enabled: true, limit: 5, windowMs: 4000, retryAfter: false });
-		// Another client spends the key's window, as a second workflow or worker would.
-		for (let i = 0; i < 5; i++)
-			await fetch(`${BASE}/agents`, { headers: { Authorization: `Bearer ${apiKey}` } });
-		const spentAt = (await requestLog())[0].at;
-		const result = await upsertPeople(apiKey, 24, '6');
-		const { log } = await upsertFigures();
-		return {
-			requests_before_the_reset: log.filter((r) => r.at < spentAt + 4000).length,
-			responses_429: log.filter((r) => r.status === 429).length,
-			failed_items: failedOf(result, 24),
-		};
-	});
-	row(
-		'First contact refused: key spent before the run, 24 upserts at 5 per 4 s',
-		'Messaging CRM node',
-		`${show(first.requests_before_the_reset, 0)} request(s) before the reset`,
-		`${show(first.responses_429, 0)} answered 429`,
-		`${show(first.failed_items, 0)} failed`,
-	);
+	const firstVariant = 'first contact refused, 5 per 4 s';
+	if (wanted(firstVariant)) {
+		const first = await repeated('limiters', firstVariant, async () => {
+			const apiKey = await fresh({ enabled: true, limit: 5, windowMs: 4000, retryAfter: false });
+			// Another client spends the key's window, as a second workflow or worker would.
+			for (let i = 0; i < 5; i++)
+				await fetch(`${BASE}/agents`, { headers: { Authorization: `Bearer ${apiKey}` } });
+			const spentAt = (await requestLog())[0].at;
+			const result = await upsertPeople(apiKey, 24, '6');
+			const { log } = await upsertFigures();
+			return {
+				requests_before_the_reset: log.filter((r) => r.at < spentAt + 4000).length,
+				responses_429: log.filter((r) => r.status === 429).length,
+				failed_items: failedOf(result, 24),
+			};
+		});
+		row(
+			'First contact refused: key spent before the run, 24 upserts at 5 per 4 s',
+			'Messaging CRM node',
+			`${show(first.requests_before_the_reset, 0)} request(s) before the reset`,
+			`${show(first.responses_429, 0)} answered 429`,
+			`${show(first.failed_items, 0)} failed`,
+		);
+	}
 	const alone: Array<[string, Json]> = [
 		['Reset in epoch milliseconds', { resetFormat: 'epoch-ms' }],
 		[
@@ -487,6 +737,7 @@ async function limiters() {
 		['Sliding log, reset to the millisecond', { limiter: 'sliding' }],
 	];
 	for (const [label, variant] of alone) {
+		if (!wanted(label)) continue;
 		const s = await repeated('limiters', label, async () => {
 			const apiKey = await strictWindow(variant);
 			const result = await upsertPeople(apiKey, 75, '7');
@@ -501,34 +752,39 @@ async function limiters() {
 			`${show(s.failed_items, 0)} failed`,
 		);
 	}
-	const tail = await repeated(
-		'limiters',
-		'eight processes, 296 upserts at 120 per 60 s',
-		async (run) => {
+	const tailVariant = 'eight processes, 296 upserts at 120 per 60 s';
+	if (wanted(tailVariant)) {
+		const tail = await repeated('limiters', tailVariant, async (run) => {
 			const apiKey = await fresh({ enabled: true, limit: 120, windowMs: 60_000 });
 			const figures = await eightUpserting(apiKey, 37, `8${run}`);
 			const { seconds, share_429 } = await upsertFigures();
 			const failed_items = figures.reduce((a, f) => a + Number(f.failed), 0);
 			return { seconds, ratio: seconds / 120, share_429, failed_items };
-		},
-	);
-	row(
-		'Shared tail: eight processes, 296 upserts at 120 per 60 s',
-		'Messaging CRM node',
-		`${show(tail.seconds, 1, ' s')}, ${show(tail.ratio, 3)}× the minimum (120 s)`,
-		`${percent(tail.share_429)} answered 429`,
-		`${show(tail.failed_items, 0)} failed`,
-	);
-	const beside = await repeated('limiters', 'co-tenant 40 per 60 s, 300 upserts', async () => {
+		});
+		row(
+			'Shared tail: eight processes, 296 upserts at 120 per 60 s',
+			'Messaging CRM node',
+			`${show(tail.seconds, 1, ' s')}, ${show(tail.ratio, 3)}× the minimum (120 s)`,
+			`${percent(tail.share_429)} answered 429`,
+			`${show(tail.failed_items, 0)} failed`,
+		);
+	}
+	const besideVariant = 'co-tenant 40 per 60 s, 300 upserts';
+	if (!wanted(besideVariant)) return;
+	const beside = await repeated('limiters', besideVariant, async () => {
 		const apiKey = await fresh({ enabled: true, limit: 120, windowMs: 60_000 });
-		const tenant = coTenantOf(apiKey, 60_000 / 40);
-		const result = await upsertPeople(apiKey, 300, '9');
-		await tenant.stop();
-		const { seconds } = await upsertFigures();
+		const job: CoTenantJob = { mode: 'spread', perWindow: 40, windowMs: 60_000 };
+		const { result, report } = await withCoTenant(apiKey, job, async (tenant) => {
+			tenant.go();
+			const result = await upsertPeople(apiKey, 300, '9');
+			return { result, report: await tenant.stop() };
+		});
+		const { figures } = await besideFigures(60_000, report);
 		return {
-			seconds,
-			ratio: seconds / 180,
-			cotenant_refused_share: tenant.refused / Math.max(1, tenant.sent),
+			seconds: figures.seconds,
+			ratio: figures.seconds / 180,
+			cotenant_refused_share: report.refused / Math.max(1, report.sent),
+			cotenant_refused_after_shown: figures.cotenant_refused_after_shown,
 			failed_items: failedOf(result, 300),
 		};
 	});
@@ -539,6 +795,34 @@ async function limiters() {
 		`co-tenant ${percent(beside.cotenant_refused_share)} refused`,
 		`${show(beside.failed_items, 0)} failed`,
 	);
+}
+
+/** A child's stdout line by line: `next()` waits for the next line, and throws if the child exits first. */
+function linesOf(child: ChildProcessByStdio<Writable, Readable, null>) {
+	let buffer = '';
+	const seen: string[] = [];
+	const waiters: Array<() => void> = [];
+	child.stdout.on('data', (chunk: Buffer) => {
+		buffer += chunk.toString();
+		const parts = buffer.split('\n');
+		buffer = parts.pop() ?? '';
+		seen.push(...parts.filter(Boolean));
+		for (const w of waiters.splice(0)) w();
+	});
+	const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+	return {
+		async next(): Promise<string> {
+			while (seen.length === 0) {
+				const more = new Promise<void>((resolve) => waiters.push(resolve));
+				if (
+					(await Promise.race([more.then(() => 'more'), exited.then(() => 'exit')])) === 'exit' &&
+					seen.length === 0
+				)
+					throw new Error('a benchmark child process exited early');
+			}
+			return seen.shift() as string;
+		},
+	};
 }
 
 /** A fresh `ts-node test/bench/worker.ts` process per job, all started together. */
@@ -558,32 +842,7 @@ async function workers(jobs: Json[]): Promise<Json[]> {
 			},
 		),
 	);
-	const lines = children.map((child) => {
-		let buffer = '';
-		const seen: string[] = [];
-		const waiters: Array<() => void> = [];
-		child.stdout.on('data', (chunk: Buffer) => {
-			buffer += chunk.toString();
-			const parts = buffer.split('\n');
-			buffer = parts.pop() ?? '';
-			seen.push(...parts.filter(Boolean));
-			for (const w of waiters.splice(0)) w();
-		});
-		const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-		return {
-			async next(): Promise<string> {
-				while (seen.length === 0) {
-					const more = new Promise<void>((resolve) => waiters.push(resolve));
-					if (
-						(await Promise.race([more.then(() => 'more'), exited.then(() => 'exit')])) === 'exit' &&
-						seen.length === 0
-					)
-						throw new Error('a benchmark worker exited early');
-				}
-				return seen.shift() as string;
-			},
-		};
-	});
+	const lines = children.map(linesOf);
 	try {
 		for (const l of lines) if ((await l.next()) !== 'ready') throw new Error('worker not ready');
 		for (const child of children) child.stdin.write('go\n');
@@ -606,39 +865,66 @@ const eightUpserting = (apiKey: string, count: number, prefix: string) =>
 	);
 
 /**
- * Eight processes (eight pacers, as eight queue-mode workers) share the key: 48 upserts each at
- * 30/6 s. Throughput over the full windows before the first of them ran out of work.
+ * Eight processes (eight pacers, as eight queue-mode workers) share the key at 30/6 s: 48 upserts
+ * each, throughput over the full windows before the first of them ran out of work; 12 upserts each,
+ * first to last accepted upsert against the minimum.
  */
 async function eightProcesses() {
-	const s = await repeated('eightProcesses', '8 processes × 48 upserts, 30/6 s', async (run) => {
+	const manyVariant = '8 processes × 48 upserts, 30/6 s';
+	if (wanted(manyVariant)) {
+		const s = await repeated('eightProcesses', manyVariant, async (run) => {
+			const apiKey = await fresh({ enabled: true, limit: 30, windowMs: WINDOW_MS });
+			const figures = await eightUpserting(apiKey, 48, `5${run}`);
+			const log = (await requestLog()).filter(
+				(r) => r.method === 'POST' && r.path === '/customers',
+			);
+			const t0 = log[0]?.at ?? 0;
+			const after = log.filter((r) => r.at >= t0 + WINDOW_MS);
+			const st = await stats();
+			return {
+				failed_items: figures.reduce((a, f) => a + Number(f.failed), 0),
+				requests_after_first_window: after.length,
+				answered_429_after_first_window: after.filter((r) => r.status === 429).length,
+				share_429_after_first_window:
+					after.filter((r) => r.status === 429).length / Math.max(1, after.length),
+				share_of_limit:
+					perFullWindow(
+						log.filter((r) => r.at <= Math.min(...figures.map((f) => Number(f.finished_at)))),
+						WINDOW_MS,
+					) / 30,
+				duplicates: Math.max(0, st.customers - (st.distinctPhones as number)),
+			};
+		});
+		row(
+			'Eight processes, 384 upserts',
+			'Messaging CRM node',
+			`${percent(s.share_of_limit)} of limit`,
+			`${percent(s.share_429_after_first_window)} 429 after window 1`,
+			`${show(s.failed_items, 0)} failed`,
+			`${show(s.duplicates, 0)} duplicates`,
+			'',
+		);
+	}
+	// A short shared run: 96 upserts need 4 windows, the last begun 18 s after the first.
+	const fewVariant = '8 processes × 12 upserts, 30/6 s';
+	if (!wanted(fewVariant)) return;
+	const few = await repeated('eightProcesses', fewVariant, async (run) => {
 		const apiKey = await fresh({ enabled: true, limit: 30, windowMs: WINDOW_MS });
-		const figures = await eightUpserting(apiKey, 48, `5${run}`);
-		const log = (await requestLog()).filter((r) => r.method === 'POST' && r.path === '/customers');
-		const t0 = log[0]?.at ?? 0;
-		const after = log.filter((r) => r.at >= t0 + WINDOW_MS);
-		const st = await stats();
+		const figures = await eightUpserting(apiKey, 12, `4${run}`);
+		const { seconds, share_429 } = await upsertFigures();
 		return {
+			seconds,
+			ratio: seconds / 18,
+			share_429,
 			failed_items: figures.reduce((a, f) => a + Number(f.failed), 0),
-			requests_after_first_window: after.length,
-			answered_429_after_first_window: after.filter((r) => r.status === 429).length,
-			share_429_after_first_window:
-				after.filter((r) => r.status === 429).length / Math.max(1, after.length),
-			share_of_limit:
-				perFullWindow(
-					log.filter((r) => r.at <= Math.min(...figures.map((f) => Number(f.finished_at)))),
-					WINDOW_MS,
-				) / 30,
-			duplicates: Math.max(0, st.customers - (st.distinctPhones as number)),
 		};
 	});
 	row(
-		'Eight processes, 384 upserts',
+		'Eight processes, 96 upserts at 30 per 6 s',
 		'Messaging CRM node',
-		`${percent(s.share_of_limit)} of limit`,
-		`${percent(s.share_429_after_first_window)} 429 after window 1`,
-		`${show(s.failed_items, 0)} failed`,
-		`${show(s.duplicates, 0)} duplicates`,
-		'',
+		`${show(few.seconds, 2, ' s')}, ${show(few.ratio, 3)}× the minimum (18 s)`,
+		`${percent(few.share_429)} answered 429`,
+		`${show(few.failed_items, 0)} failed`,
 	);
 }
 
@@ -1033,6 +1319,7 @@ async function main() {
 		if (want('sends')) await sendsUnderFaults(types);
 		if (want('upsert')) await bulkUpsert(types);
 		if (want('cotenant')) await coTenant();
+		if (want('cotenant60')) await coTenant60();
 		if (want('skew')) await skewedReset();
 		if (want('tail')) await loneTail();
 		if (want('eight')) await eightProcesses();
@@ -1060,15 +1347,20 @@ async function main() {
 	for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i])).join('  '));
 	const dir = path.join(ROOT, 'test', 'bench', 'results');
 	mkdirSync(dir, { recursive: true });
-	// A partial run (`npm run bench -- cotenant queue`) replaces only its own sections.
+	// A partial run (`npm run bench -- cotenant queue`) replaces only its own sections; with
+	// BENCH_ROWS, only its own rows of them.
 	const latest = path.join(dir, 'latest.json');
 	const previous =
-		only.length && existsSync(latest)
+		(only.length || process.env.BENCH_ROWS) && existsSync(latest)
 			? (JSON.parse(readFileSync(latest, 'utf8')) as { results: Json }).results
 			: {};
+	const merged: Json = { ...previous, ...results };
+	if (process.env.BENCH_ROWS)
+		for (const [section, ran] of Object.entries(results))
+			merged[section] = { ...((previous[section] as Json | undefined) ?? {}), ...(ran as Json) };
 	writeFileSync(
 		latest,
-		`${JSON.stringify({ machine, runs: RUNS, rateLimit: { limit: LIMIT, windowMs: WINDOW_MS }, results: { ...previous, ...results } }, null, 2)}\n`,
+		`${JSON.stringify({ machine, runs: RUNS, rateLimit: { limit: LIMIT, windowMs: WINDOW_MS }, results: merged }, null, 2)}\n`,
 	);
 }
 
