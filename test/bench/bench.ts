@@ -27,6 +27,7 @@ import { triggerWebhook } from '../e2e/rest';
 import { importCredential, importWorkflows, publishWorkflow, setupOwner } from '../e2e/setup';
 import { createTrigger, loadPackage, runNode } from '../harness/n8n';
 import { perFullWindow } from '../harness/windows';
+import type { Job } from './cotenant';
 import { measuredUpload } from './restock';
 
 const PORT = 4090;
@@ -315,15 +316,8 @@ async function bulkUpsert(types: INodeTypes) {
 	);
 }
 
-/** What test/bench/cotenant.ts does: see there. */
-interface CoTenantJob {
-	mode: 'spread' | 'burst';
-	perWindow: number;
-	windowMs: number;
-	phaseMs?: number;
-	startup?: boolean;
-	stopAfterMs?: number;
-}
+/** What test/bench/cotenant.ts does (see there), on the benchmark's sandbox and key. */
+type CoTenantJob = Omit<Job, 'baseUrl' | 'apiKey'>;
 
 /** What the co-tenant process reports when stopped: `at` on its own clock. */
 interface CoTenantReport {

@@ -15,7 +15,7 @@
  */
 import { createInterface } from 'readline';
 
-interface Job {
+export interface Job {
 	baseUrl: string;
 	apiKey: string;
 	mode: 'spread' | 'burst';
