@@ -94,7 +94,7 @@ export class Pacer {
 		if (share >= 1 && this.alone()) return this.remaining > 0 ? this.take() : untilReset;
 		const { budget, look } = this.ourPart(now, now + untilReset, share);
 		if (budget >= 1) return (look ? this.lookLater(now, budget) : undefined) ?? this.take();
-		// Room opens as the others' expected rest shrinks: look again a little later.
+		// Room opens as the others' expected rest shrinks: ask again a little later.
 		return Math.min(untilReset, this.pollMs());
 	}
 
@@ -129,13 +129,13 @@ export class Pacer {
 
 	/**
 	 * Rule (a), never take a slot another client will want in this window: what is kept back for
-	 * the key's other clients until the reset (`ifAsked`: were a request sent now to look), and
+	 * the key's other clients until the reset (`ifAsked`: were a request sent now to ask), and
 	 * whether our last slot waits for the look (`lookLater`).
 	 *
 	 * - Beside clients that send as we do (other pacers): their parts, less what they sent, and what
 	 *   clients that spread their requests spend until the reset (Others.keepBeside).
 	 * - Otherwise, what they spent in the last window seen whole, in full (Others.keepInFull). Once
-	 *   seen whole, `ifAsked` is undefined: no request looks whether they spent less.
+	 *   seen whole, `ifAsked` is undefined: no request asks whether they spent less.
 	 */
 	private keptForOthers(
 		now: number,

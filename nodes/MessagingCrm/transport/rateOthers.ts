@@ -40,7 +40,7 @@ export class Others {
 	/** How many sent back to back in the last window where ours were enough to count them. */
 	private lastTogether?: number;
 
-	/** A request that looks (see `mayAsk`, `mayCheckStopped`) is out since then, until an answer. */
+	/** A request that asks (see `mayAsk`, `mayCheckStopped`) is out since then, until an answer. */
 	private askedAt?: number;
 
 	/** How many clients shared the key in the last windows, back to back or by volume (`pacerCount`). */
@@ -164,7 +164,7 @@ export class Others {
 		if (!t || t.lastAt === undefined || this.askedAt !== undefined) return false;
 		if (together === undefined || together < 1.5 || now - t.start < slack(t)) return false;
 		if (this.quietSoFar()) return t.lastAt - t.start < slack(t);
-		// Two pacers alone may each wait for the other's part: now and then one request looks.
+		// Two pacers alone may each wait for the other's part: now and then one request asks.
 		if (!this.prior || this.pacerCount(together) > 2 || this.spreading(together) > 0) return false;
 		return !t.calm && (t.lastRemaining ?? 0) >= 2 && now - t.lastAt >= t.length / 20;
 	}
@@ -244,7 +244,7 @@ export class Others {
 		return (this.together() ?? 1) >= 1.5 && !!this.prior;
 	}
 
-	/** A request that looks went out (no other until an answer), or ended unanswered. */
+	/** A request that asks went out (no other until an answer), or ended unanswered. */
 	asking(now?: number): void {
 		this.askedAt = now;
 	}
@@ -314,7 +314,7 @@ export class Others {
 		return this.expected(from, now, resetAt) + 0.1 * ahead + margin(limit);
 	}
 
-	/** Whether it is time to look what the others spent since our last answer: a twentieth of the window on. */
+	/** Whether it is time to ask what the others spent since our last answer: a twentieth of the window on. */
 	mayAsk(now: number): boolean {
 		const t = this.current;
 		if (!t || !this.prior || t.lastAt === undefined || this.askedAt !== undefined) return false;
