@@ -184,7 +184,7 @@ export class Others {
 		const t = this.current;
 		if (!t) return 0;
 		t.keptInFull = true;
-		let wanted = this.wantedLast ?? (t.late ? seenWhole(t) : undefined);
+		const wanted = this.wantedLast ?? (t.late ? seenWhole(t) : undefined);
 		if (wanted === undefined) {
 			// They were on the key before us: whatever they do later in the window, half is theirs.
 			const first = !this.prior && ((t.before ?? 0) > 0 || this.spentBefore);
