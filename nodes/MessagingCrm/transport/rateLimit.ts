@@ -143,7 +143,8 @@ export class Pacer {
 	): { kept: number; ifAsked?: number; look: boolean } {
 		const others = this.others;
 		const limit = this.limit ?? 0;
-		if (others.pacers() || others.sendingAsWe()) others.paced();
+		// Pacers beside us (`pacers` is `sendingAsWe` with a last window): their rules decide.
+		others.decidedInFull(!others.sendingAsWe());
 		if (others.pacers()) {
 			const kept = others.keepBeside(others.answeredAt ?? now, resetAt, limit);
 			return { kept, ifAsked: others.keepBeside(now, resetAt, limit), look: false };
@@ -184,9 +185,7 @@ export class Pacer {
 		return { budget, look: look && !asking };
 	}
 
-	/**
-	 * A reserved request got an answer carrying these headers; `refused` when it was a 429.
-	 */
+	/** A reserved request got an answer carrying these headers; `refused` when it was a 429. */
 	observe(reading: RateLimitReading, now: number, refused?: Refusal): void {
 		this.inFlight = Math.max(0, this.inFlight - 1);
 		// Answers are not matched to requests: any answer while the probe is out is taken as its.
@@ -258,10 +257,7 @@ export class Pacer {
 		return Math.max(30_000, 2 * this.server.length());
 	}
 
-	/**
-	 * The last slot of the window waits for the look (ServerWindow.lookAt): sent then, its answer
-	 * shows what the others spent in the whole window. Undefined: send now.
-	 */
+	/** The window's last slot waits for the look (ServerWindow.lookAt). Undefined: send now. */
 	private lookLater(now: number, budget: number): number | undefined {
 		if (budget >= 2 || this.others.late || !this.server.window) return undefined;
 		const at = this.server.lookAt();
@@ -362,7 +358,7 @@ export class Pacer {
 	private count(reading: RateLimitReading, now: number): void {
 		if (this.limit === undefined || reading.remaining === undefined) return;
 		const others = this.limit - reading.remaining - this.others.ours - 1 - this.inFlight;
-		const late = this.server.window !== undefined && now >= this.server.lookAt();
+		const late = this.server.pastLook(now);
 		this.others.answer(now, Math.max(0, others), reading.remaining, this.inFlight, late);
 	}
 
@@ -374,7 +370,7 @@ export class Pacer {
 		if (this.limit === undefined || reading.remaining !== 0 || this.server.refills) return;
 		if (!this.server.window || resetAt === undefined || resetAt <= now) return;
 		if (now >= this.probeStart()) return;
-		const late = now >= this.server.lookAt();
+		const late = this.server.pastLook(now);
 		if (this.alone() && !late) return;
 		this.others.refused(now, Math.max(0, this.limit - this.others.ours - this.inFlight), late);
 	}

@@ -183,7 +183,6 @@ export class Others {
 	keepInFull(limit: number, expected: number): number {
 		const t = this.current;
 		if (!t) return 0;
-		t.keptInFull = true;
 		const wanted = this.wantedLast ?? (t.late ? seenWhole(t) : undefined);
 		if (wanted === undefined) {
 			// They were on the key before us: whatever they do later in the window, half is theirs.
@@ -229,9 +228,9 @@ export class Others {
 		return spread + Math.min(parts, ((clients - 1) / clients) * (t.lastRemaining ?? 0));
 	}
 
-	/** The pacers' rules, not `keepInFull`, decide in this window. */
-	paced(): void {
-		if (this.current) this.current.keptInFull = false;
+	/** Whether `keepInFull` (not the pacers' rules) decides in this window, as of now. */
+	decidedInFull(inFull: boolean): void {
+		if (this.current) this.current.keptInFull = inFull;
 	}
 
 	/** Clients that send back to back as we do were seen, in this window or the last. */

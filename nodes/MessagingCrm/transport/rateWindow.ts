@@ -130,6 +130,11 @@ export class ServerWindow {
 		return earliest + learned - Math.max(50, this.length() / 120);
 	}
 
+	/** A window is known and `now` is at or past its look: an answer now shows the window whole. */
+	pastLook(now: number): boolean {
+		return this.window !== undefined && now >= this.lookAt();
+	}
+
 	/**
 	 * After a probe that did not find the new window (the `tries`-th): a reset in whole seconds is
 	 * tried at the latest reading, then a second after the earliest (rounded down, it lies before);
