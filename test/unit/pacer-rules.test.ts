@@ -14,7 +14,8 @@ type Options = NonNullable<Parameters<typeof runModel>[2]>;
 /** The co-tenant (client -1): its first window with a request accepted, and what it lost after. */
 function coTenant(result: ModelResult) {
 	const its = result.log.filter((e) => e.client === -1);
-	const shown = its.find((e) => e.ok)?.window ?? Infinity;
+	// Never accepted, it never showed itself: every refusal counts.
+	const shown = its.find((e) => e.ok)?.window ?? -1;
 	return {
 		refused: its.filter((e) => !e.ok).length,
 		refusedAfterShown: its.filter((e) => e.window > shown && !e.ok).length,
@@ -49,6 +50,8 @@ const variants: Array<[string, Options, number]> = [
 		1000,
 	]),
 	['spreading, joining 30 s after the node', { cotenantPerWindow: 40, cotenantStartMs: 30_000 }, 0],
+	// Its requests never fall on a reset: the node, alone, would spend each window before them.
+	['spreading, joining 10 s after the node', { cotenantPerWindow: 40, cotenantStartMs: 10_000 }, 0],
 ];
 
 describe('rule (a): never take a slot another client will want in this window', () => {
@@ -67,6 +70,17 @@ describe('rule (a): never take a slot another client will want in this window', 
 			expect(lost(result)).toBe(0);
 		},
 	);
+
+	it('planted: without the look, a co-tenant that joins a node alone on the key is never seen and loses every request', () => {
+		planted(
+			'lookLater',
+			() => undefined,
+			() => {
+				const result = runModel(API, [{ items: 300 }], variants[5][1]);
+				expect(coTenant(result).refusedAfterShown).toBeGreaterThan(60);
+			},
+		);
+	});
 
 	it('a co-tenant that stops gives its part back within two windows', () => {
 		const result = runModel(API, [{ items: 600, startMs: 20_000 }], {

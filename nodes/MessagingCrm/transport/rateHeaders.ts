@@ -6,11 +6,7 @@
 export interface RateLimitReading {
 	limit?: number;
 	remaining?: number;
-	/**
-	 * When the window resets, in epoch milliseconds as written: seconds-until-reset are added to this
-	 * host's clock, epoch seconds and milliseconds are the server's clock (the pacer corrects them
-	 * by its offset).
-	 */
+	/** When the window resets, in epoch ms: seconds until it on this host's clock, an epoch on the server's. */
 	resetAt?: number;
 	/** `X-RateLimit-Reset` was an epoch (seconds or milliseconds, the server's clock), not seconds until the reset. */
 	resetEpoch?: boolean;
@@ -44,10 +40,7 @@ function nonNegative(value: string | undefined): number | undefined {
 	return Number.isFinite(n) && n >= 0 ? n : undefined;
 }
 
-/**
- * `X-RateLimit-Reset` as seconds until the reset (whole or fractional), epoch seconds or epoch
- * milliseconds, told apart by size; in epoch milliseconds.
- */
+/** `X-RateLimit-Reset` (seconds until it, epoch seconds or milliseconds, told apart by size) in ms. */
 export function parseReset(value: string | undefined, now: number): number | undefined {
 	const n = nonNegative(value);
 	if (n === undefined) return undefined;
@@ -79,10 +72,7 @@ export function parseRateLimitHeaders(
 	return reading;
 }
 
-/**
- * `Retry-After` in seconds or as an HTTP date (the server's clock, moved to ours by
- * `clockOffsetMs`, server minus local); milliseconds to wait, or undefined.
- */
+/** `Retry-After` in seconds or as an HTTP date (moved to our clock by `clockOffsetMs`), in ms. */
 export function parseRetryAfter(
 	headers: Record<string, unknown>,
 	now: number,

@@ -14,9 +14,8 @@ const PROBE_POLL_MS = 20;
 /** A probe with no answer after this long is taken as lost (a cancelled execution). */
 const PROBE_LOST_MS = 35_000;
 
-/** What a 429 may say beyond its headers. */
+/** What a 429 may say beyond its headers: the server's Retry-After, in milliseconds. */
 export interface Refusal {
-	/** The server's Retry-After, in milliseconds. */
 	retryAfterMs?: number;
 }
 
@@ -91,7 +90,12 @@ export class Pacer {
 			return step;
 		}
 		const untilReset = Math.max(1, this.probeStart() - now);
-		if (share >= 1 && this.alone()) return this.remaining > 0 ? this.take() : untilReset;
+		if (share >= 1 && this.alone()) {
+			// From our second window, the last slot waits for the look: a client that joined takes it.
+			const last = this.remaining === 1 && this.others.hadWindow;
+			if (this.remaining <= 0) return untilReset;
+			return (last ? this.lookLater(now, 1) : undefined) ?? this.take();
+		}
 		const { budget, look } = this.ourPart(now, now + untilReset, share);
 		if (budget >= 1) return (look ? this.lookLater(now, budget) : undefined) ?? this.take();
 		// Room opens as the others' expected rest shrinks: ask again a little later.
@@ -192,7 +196,10 @@ export class Pacer {
 		const probe = this.probe;
 		const probeOut = probe?.inFlight === true;
 		if (probe) probe.inFlight = false;
-		this.server.clock(reading, now);
+		// Alone, the look's answer is read for the count only: its reset and Date, so near the reset,
+		// would move the probes that learned where resets fall from the window's other answers.
+		const looked = this.alone() && this.server.pastLook(now);
+		if (!looked) this.server.clock(reading, now);
 		if (reading.limit !== undefined) this.limit = reading.limit;
 		const resetAt = this.server.localReset(reading, now);
 		if (refused) {
@@ -233,7 +240,7 @@ export class Pacer {
 		}
 		if (resetAt === undefined) return;
 		if (this.server.window === undefined) this.startWindow(reading, resetAt, now);
-		this.server.track(resetAt);
+		if (!looked) this.server.track(resetAt);
 		this.count(reading, now);
 	}
 

@@ -291,6 +291,11 @@ export class Others {
 		return Math.max(0, Math.min(beyond, spreadingAfterStart(p)) - looks);
 	}
 
+	/** A window of ours was seen before this one. */
+	get hadWindow(): boolean {
+		return this.prior !== undefined;
+	}
+
 	/** Our answers in this window. */
 	get ours(): number {
 		return this.current?.ours ?? 0;
