@@ -51,11 +51,15 @@ describe('pacing under the rate limit', () => {
 			expect(items).toHaveLength(count * 2);
 			const log = sandbox.requests();
 			expect(log).toHaveLength(count + log.filter((r) => r.status === 429).length);
-			// The pacer waits for the window instead of running into it. A failure shows each refused
-			// request after the three before it: when each went, and in which of the server's windows.
+			// The pacer waits for the window instead of running into it. An epoch in whole seconds leaves
+			// the reset a second open: where the probe found it is learned a little earlier each window
+			// (ServerWindow.learn), so one probe may meet the old window by a few milliseconds. A
+			// failure shows each refused request after the three before it: when each went, and in
+			// which of the server's windows.
 			const refused = log.filter((r) => r.status === 429);
+			const probes = resetFormat === 'epoch' ? 1 : 0;
 			expect(
-				refused.map((r) =>
+				refused.slice(probes).map((r) =>
 					log
 						.filter((q) => q.seq > r.seq - 4 && q.seq <= r.seq)
 						.map(({ seq, at, status, windowStart }) => ({ seq, at, status, windowStart })),

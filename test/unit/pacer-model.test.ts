@@ -520,12 +520,12 @@ describe('what the pacer does not do well, held where docs/retries-and-rate-limi
 		expect(share).toBeGreaterThanOrEqual(0.85);
 		expect(perWindow(result.log, -1).slice(-2)).toEqual([40, 40]);
 	});
-	it('eight processes started up to a second apart, 296 upserts at 120 per 60 s: none lost, at most 2.5 % answered 429, at worst a window late (5 of these 9 starts)', () => {
+	it('eight processes started up to a second apart, 296 upserts at 120 per 60 s: none lost, at most 2.5 % answered 429, none a window late, at most 2 of these 9 starts beyond 1.10x', () => {
 		// The first to start is alone and sends all its work at once; the others, beside it, spread
-		// theirs as they do in a first window. In the second, what they read of the first counts more
-		// clients than there are, or (rule a) what the others spent in the first, seen whole at the
-		// look, is kept in full: those with work left wait for a third window
-		// (docs/retries-and-rate-limit.md).
+		// theirs as they do in a first window. In the second and third, what they read of the first
+		// counts more clients than there are: each takes a small part, and the rest only once a
+		// request past the lateness allowed finds the window not spent (Others.mayCheckStopped) and
+		// those that sent no part are no longer counted (docs/retries-and-rate-limit.md).
 		const spans: number[] = [];
 		for (const latencyMs of [0.5, 2, 5])
 			for (const apart of [50, 300, 1000]) {
@@ -543,14 +543,16 @@ describe('what the pacer does not do well, held where docs/retries-and-rate-limi
 		console.log(
 			`eight processes started apart: ${spans.map((s) => s.toFixed(0)).join(', ')} s; ${late} of ${spans.length} beyond 1.10x`,
 		);
-		expect(Math.max(...spans)).toBeLessThanOrEqual(181);
-		expect(late).toBeLessThanOrEqual(5);
+		expect(Math.max(...spans)).toBeLessThanOrEqual(150);
+		expect(late).toBeLessThanOrEqual(2);
 	});
 	it.each(['floor', 'ceil', 'epoch', 'epoch-floor'] as ResetForm[])(
-		'eight processes with resets in whole seconds (%s): at most 6 % answered 429 after the first window at 30 per 6 s, 2 % at 120 per 60 s',
+		'eight processes with resets in whole seconds (%s): at most 6.5 % answered 429 after the first window at 30 per 6 s, 2 % at 120 per 60 s',
 		(reset) => {
 			for (const [server, each, most] of [
-				[SHORT, 48, 0.06],
+				// Their windows begin up to a second apart, a sixth of this one: a request that asks past
+				// the lateness allowed (1.5 s) may find the window spent (rounded up: 6.1 %).
+				[SHORT, 48, 0.065],
 				[API, 192, 0.02],
 			] as const) {
 				const result = runModel(

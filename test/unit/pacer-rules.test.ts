@@ -6,6 +6,7 @@
 import type { ModelResult } from '../harness/rateModel';
 import { perWindow, runModel } from '../harness/rateModel';
 import { Pacer } from '../../nodes/MessagingCrm/transport/rateLimit';
+import { Others } from '../../nodes/MessagingCrm/transport/rateOthers';
 
 const API = { limit: 120, windowMs: 60_000, latencyMs: 1 };
 const SHORT = { limit: 30, windowMs: 6000 };
@@ -25,9 +26,14 @@ function coTenant(result: ModelResult) {
 const seconds = (r: ModelResult) => (r.clients[0].last - r.clients[0].first) / 1000;
 const lost = (r: ModelResult) => r.clients.reduce((a, c) => a + c.lost, 0);
 
-/** Runs `test` with one of the pacer's own functions replaced, and puts it back. */
-function planted(name: string, replacement: (...args: never[]) => unknown, test: () => void) {
-	const proto = Pacer.prototype as unknown as Record<string, unknown>;
+/** Runs `test` with one of the pacer's own functions replaced (or of `Others`), and puts it back. */
+function planted(
+	name: string,
+	replacement: (...args: never[]) => unknown,
+	test: () => void,
+	of: { prototype: object } = Pacer,
+) {
+	const proto = of.prototype as unknown as Record<string, unknown>;
 	const original = proto[name];
 	expect(typeof original).toBe('function');
 	proto[name] = replacement;
@@ -147,6 +153,27 @@ describe('rule (d): only then speed', () => {
 		const node = perWindow(result.log, 0).slice(1);
 		expect(Math.min(...node)).toBeGreaterThanOrEqual(18);
 		expect(coTenant(result).refused).toBe(0);
+	});
+	// Eight processes started a second apart, 2 ms each way: the first two are alone for a moment
+	// and send all their work at once, so the others count far more pacers than there are.
+	const apart = Array.from({ length: 8 }, (_, i) => ({ items: 37, startMs: ((i * 5) % 8) * 125 }));
+	const spread = (r: ModelResult) => {
+		const ok = r.log.filter((e) => e.ok);
+		return (ok[ok.length - 1].at - ok[0].at) / 1000;
+	};
+	it('eight processes started a second apart: the rest of a window once a request past the lateness allowed finds it not spent, 296 upserts at 120 per 60 s within 1.10x of 120 s', () => {
+		const result = runModel({ ...API, latencyMs: 2, jitterMs: 3 }, apart);
+		expect(lost(result)).toBe(0);
+		expect(spread(result)).toBeLessThanOrEqual(132);
+	});
+	it('planted: pacers that never ask whether the others stopped end a window late', () => {
+		planted(
+			'mayCheckStopped',
+			() => false,
+			() =>
+				expect(spread(runModel({ ...API, latencyMs: 2, jitterMs: 3 }, apart))).toBeGreaterThan(170),
+			Others,
+		);
 	});
 	it('planted: a pacer that never takes its part beside another client does not finish', () => {
 		planted(

@@ -42,7 +42,8 @@ interface Probe {
  * docs/retries-and-rate-limit.md lists them: (a) never take a slot another client will want in
  * this window (`keptForOthers`); (b) never lose an item, never hang (`mayRetry`); (c) at most one
  * request while refused per announced reset (`probing`, `refusedAt`); (d) only then speed
- * (`ourPart`). Alone on the key, it sends what the window has left at once and waits for the reset.
+ * (`ourPart`). Alone on the key, it sends what the window has left at once (from its second window,
+ * all but the last slot, which waits for the look) and waits for the reset.
  */
 export class Pacer {
 	limit?: number;
@@ -91,8 +92,8 @@ export class Pacer {
 		}
 		const untilReset = Math.max(1, this.probeStart() - now);
 		if (share >= 1 && this.alone()) {
-			// From our second window, the last slot waits for the look: a client that joined takes it.
-			const last = this.remaining === 1 && this.others.hadWindow;
+			// Once a window's length is known, the last slot waits for the look: one who joined takes it.
+			const last = this.remaining === 1 && this.server.windowMs !== undefined;
 			if (this.remaining <= 0) return untilReset;
 			return (last ? this.lookLater(now, 1) : undefined) ?? this.take();
 		}
@@ -133,13 +134,10 @@ export class Pacer {
 
 	/**
 	 * Rule (a), never take a slot another client will want in this window: what is kept back for
-	 * the key's other clients until the reset (`ifAsked`: were a request sent now to ask), and
-	 * whether our last slot waits for the look (`lookLater`).
-	 *
-	 * - Beside clients that send as we do (other pacers): their parts, less what they sent, and what
-	 *   clients that spread their requests spend until the reset (Others.keepBeside).
-	 * - Otherwise, what they spent in the last window seen whole, in full (Others.keepInFull). Once
-	 *   seen whole, `ifAsked` is undefined: no request asks whether they spent less.
+	 * the others until the reset (`ifAsked`: were a request sent now to ask), and whether our last
+	 * slot waits for the look (`lookLater`). Beside other pacers, their parts less what they sent
+	 * and what spreading clients spend until the reset (Others.keepBeside); otherwise what the
+	 * others spent in the last window seen whole, in full (Others.keepInFull), and no request asks.
 	 */
 	private keptForOthers(
 		now: number,
@@ -177,7 +175,8 @@ export class Pacer {
 		let budget = ifAsked === undefined ? left - kept : Math.max(fair, left - kept);
 		const asked = ifAsked === undefined ? 0 : left - ifAsked;
 		// One such request at a time; it goes at once (not held for the look).
-		const ask = (asked >= 1 && others.mayAsk(now)) || (left >= 1 && others.mayCheckStopped(now));
+		const ask =
+			(asked >= 1 && others.mayAsk(now)) || (left >= 1 && others.mayCheckStopped(now, limit));
 		const asking = budget < 1 && ask;
 		if (asking) {
 			others.asking(now);
@@ -198,7 +197,7 @@ export class Pacer {
 		if (probe) probe.inFlight = false;
 		// Alone, the look's answer is read for the count only: its reset and Date, so near the reset,
 		// would move the probes that learned where resets fall from the window's other answers.
-		const looked = this.alone() && this.server.pastLook(now);
+		const looked = !probeOut && this.alone() && this.server.pastLook(now);
 		if (!looked) this.server.clock(reading, now);
 		if (reading.limit !== undefined) this.limit = reading.limit;
 		const resetAt = this.server.localReset(reading, now);

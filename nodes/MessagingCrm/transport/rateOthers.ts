@@ -22,15 +22,13 @@ const COUNT_MEMORY = 4;
 const MAX_CLIENTS = 16;
 
 /**
- * The key's other clients, of two kinds:
- *
- * - **Clients that send as we do** (other pacers: queue-mode workers, other processes): others'
- *   requests counted between two answers of ours sent back to back. Each sends its fair part at
- *   once (`fairPart`); what they have still to send is kept (`keepPacers`) until they are seen to
- *   have stopped (`stopped`, `mayCheckStopped`).
- * - **Any other client** (the company's backend, a co-tenant, spreading its requests or sending
- *   them at once): what it spent in the last window seen whole is kept in full (`keepInFull`);
- *   before one was seen, what it is expected to spend at the rate it showed (`keep`).
+ * The key's other clients, of two kinds. **Clients that send as we do** (other pacers: queue-mode
+ * workers, other processes; others' requests counted between two answers of ours sent back to
+ * back) each send their fair part at once (`fairPart`); what they have still to send is kept
+ * (`keepPacers`) until they are seen to have stopped (`stopped`, `mayCheckStopped`). **Any other
+ * client** (the company's backend, a co-tenant, spreading its requests or sending them at once):
+ * what it spent in the last window seen whole is kept in full (`keepInFull`); before one was
+ * seen, what it is expected to spend at the rate it showed (`keep`).
  */
 export class Others {
 	private current?: Tally;
@@ -153,19 +151,21 @@ export class Others {
 	/** Pacers share the key, our last back-to-back requests met none, nor did an answer past `slack`. */
 	private stopped(): boolean {
 		const t = this.current;
-		if (!t || !this.quietSoFar() || t.lastAt === undefined) return false;
-		return t.lastAt - t.start >= slack(t);
+		return !!t && this.quietSoFar() && answeredLate(t);
 	}
 
 	/** Whether a request sent now would tell that the pacers beside us have stopped (see `stopped`). */
-	mayCheckStopped(now: number): boolean {
+	mayCheckStopped(now: number, limit: number): boolean {
 		const t = this.current;
 		const together = this.together();
 		if (!t || t.lastAt === undefined || this.askedAt !== undefined) return false;
 		if (together === undefined || together < 1.5 || now - t.start < slack(t)) return false;
-		if (this.quietSoFar()) return t.lastAt - t.start < slack(t);
+		if (this.quietSoFar()) return !answeredLate(t);
 		// Two pacers alone may each wait for the other's part: now and then one request asks.
-		if (!this.prior || this.pacerCount(together) > 2 || this.spreading(together) > 0) return false;
+		if (!this.prior || this.spreading(together) > 0) return false;
+		// Beside more, once under half the parts of the others we count had come by our last answer.
+		const clients = this.pacerCount(together);
+		if (clients > 2 && 2 * t.others >= (clients - 1) * this.fairPart(limit)) return false;
 		return !t.calm && (t.lastRemaining ?? 0) >= 2 && now - t.lastAt >= t.length / 20;
 	}
 
@@ -211,7 +211,10 @@ export class Others {
 		const t = this.current;
 		const together = this.together();
 		if (!t || !this.prior || together === undefined || this.stopped()) return 0;
-		const clients = this.pacerCount(together);
+		// Answered past the lateness allowed, those that sent no part of this window are not counted.
+		const late = answeredLate(t) && this.spreading(together) <= 0;
+		const sent = late ? 1 + Math.ceil(t.others / Math.max(1, this.fairPart(limit))) : MAX_CLIENTS;
+		const clients = Math.min(this.pacerCount(together), sent);
 		return Math.max(0, ((clients - 1) / clients) * this.forPacers(limit) - t.others);
 	}
 
@@ -291,11 +294,6 @@ export class Others {
 		return Math.max(0, Math.min(beyond, spreadingAfterStart(p)) - looks);
 	}
 
-	/** A window of ours was seen before this one. */
-	get hadWindow(): boolean {
-		return this.prior !== undefined;
-	}
-
 	/** Our answers in this window. */
 	get ours(): number {
 		return this.current?.ours ?? 0;
@@ -357,4 +355,9 @@ function wholeOf(t: Tally, limit: number): number | undefined {
 function seenWhole(t: Tally): number {
 	const seen = (t.lastAt ?? t.start) - t.start;
 	return Math.round(seen > 0 ? (t.others * Math.max(seen, t.length)) / seen : t.others);
+}
+
+/** Our last answer in a window came past the lateness allowed to another pacer (see `slack`). */
+function answeredLate(t: Tally): boolean {
+	return (t.lastAt ?? t.start) - t.start >= slack(t);
 }

@@ -16,9 +16,8 @@ const LATENESS_MEMORY = 4;
 const DEFAULT_WINDOW_MS = 60_000;
 
 /**
- * The wait between probes of a reset that has not come yet: doubling from a twelfth of the window
- * (between 0.1 and 1 s: 0.5 s at a 6 s window, 1 s at 60 s), at most 2 s. Each refused probe is a
- * 429 on the wire: a reset a second late costs two, not ten 100 ms apart.
+ * The wait between probes of a reset not come yet: doubling from a twelfth of the window (0.1 to
+ * 1 s), at most 2 s. Each refused probe is a 429: a reset a second late costs two, not ten.
  */
 export function probeStepMs(tries: number, windowMs: number): number {
 	const first = Math.min(1000, Math.max(100, windowMs / 12));
@@ -46,16 +45,15 @@ export interface ProbeTimes {
 
 /**
  * The server's window, clock and resets as this process has seen them: its clock (a lower bound
- * from `Date`, for epoch resets); the earliest and latest reset this window's answers announced,
- * its length, and whether slots free one at a time (a sliding log, a token bucket); where the
- * probes found the real reset in the last four windows (a reset in whole seconds may be a second
- * off either way), and whether a probe came too late.
+ * from `Date`), the earliest and latest reset this window's answers announced, its length, whether
+ * slots free one at a time (a sliding log, a token bucket), where the probes found the real reset
+ * in the last four windows (whole seconds may be a second off), and whether a probe came too late.
  */
 export class ServerWindow {
 	window?: Window;
 
 	/** The window's length, once two were seen. */
-	private windowMs?: number;
+	windowMs?: number;
 
 	/** The server frees slots one at a time (a sliding window or a token bucket). */
 	refills = false;
@@ -136,9 +134,8 @@ export class ServerWindow {
 	}
 
 	/**
-	 * After a probe that did not find the new window (the `tries`-th): a reset in whole seconds is
-	 * tried at the latest reading, then a second after the earliest (rounded down, it lies before);
-	 * past those, after a growing step.
+	 * After the `tries`-th probe that did not find the new window: a reset in whole seconds is tried
+	 * at the latest reading, then a second after the earliest; past those, after a growing step.
 	 */
 	nextProbe(now: number, tries: number): number {
 		const window = this.window;
@@ -237,9 +234,8 @@ export class ServerWindow {
 }
 
 /**
- * Where a window's reset is taken to fall before anything is learned: the announced reset; in
- * whole seconds, a second after the earliest reading (rounded down, the real one lies before
- * that; rounded up, at the earliest reading, where learning moves the probe).
+ * Where a window's reset is taken to fall before anything is learned: the announced reset; in whole
+ * seconds, a second after the earliest reading (rounded up, learning moves the probe earlier).
  */
 function resetBase(window: Window): number {
 	return window.whole ? window.lo + 1000 : window.lo;
