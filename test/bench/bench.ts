@@ -3,6 +3,8 @@
  * through n8n's execution engine, against the sandbox in its own process (so memory figures are
  * the node's). Prints a table and writes test/bench/results/latest.json. Figures, not assertions.
  */
+// First: the home folder n8n's packages write in is the run's own (see privateHome.ts).
+import './privateHome';
 import type { ChildProcessByStdio } from 'child_process';
 import { spawn } from 'child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'fs';
@@ -20,6 +22,7 @@ import type {
 	IVersionedNodeType,
 } from 'n8n-workflow';
 
+import { endDescendants } from '../dev/processes';
 import { UPSERTS } from '../e2e/listWorkflows';
 import { ensureN8n, N8N_VERSION, ROOT } from '../e2e/n8n';
 import { startQueueStack } from '../e2e/queue';
@@ -30,7 +33,8 @@ import { perFullWindow } from '../harness/windows';
 import type { Job } from './cotenant';
 import { measuredUpload } from './restock';
 
-const PORT = 4090;
+/** The sandbox's port (BENCH_PORT: another, to run beside a running benchmark). */
+const PORT = Number(process.env.BENCH_PORT ?? 4090);
 const BASE = `http://127.0.0.1:${PORT}`;
 const TOKEN = 'bench-control-token';
 /** The API's 120 requests per 60 s, ten times faster: the same requests-per-window ratio. */
@@ -1302,6 +1306,9 @@ async function sendsUnderFaults(types: INodeTypes) {
 }
 
 async function main() {
+	// Interrupted (Ctrl-C, a kill): the sandbox, the workers, the co-tenant and n8n end with it.
+	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+		process.on(signal, () => void endDescendants(5000).then(() => process.exit(130)));
 	const only = process.argv.slice(2);
 	const want = (name: string) => only.length === 0 || only.includes(name);
 	const child = await startSandboxProcess();
