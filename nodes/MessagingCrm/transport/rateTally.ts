@@ -36,7 +36,7 @@ export interface Tally {
 	late: boolean;
 	/** One of ours was refused before the reset: the others may have wanted more than they got. */
 	full: boolean;
-	/** What the others spent was kept back in full in this window (see Others.keepInFull); so alone. */
+	/** What the others spent was kept back in full here (Others.keepInFull), unless pacers decided. */
 	keptInFull: boolean;
 }
 
