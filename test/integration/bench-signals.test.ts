@@ -6,18 +6,11 @@
 import { spawn } from 'child_process';
 import path from 'path';
 import { alive, descendants, portInUse } from '../dev/processes';
+import { until } from '../e2e/rest';
 
 const ROOT = path.resolve(__dirname, '../..');
 /** Not the benchmark's own port, so that this runs beside a benchmark. */
 const PORT = 4391;
-
-async function until(what: string, ok: () => boolean, ms: number): Promise<void> {
-	const deadline = Date.now() + ms;
-	while (!ok()) {
-		if (Date.now() > deadline) throw new Error(`Waited ${ms} ms for ${what}`);
-		await new Promise((resolve) => setTimeout(resolve, 100));
-	}
-}
 
 describe('npm run bench, interrupted', () => {
 	it.each(['SIGINT', 'SIGTERM'] as const)(

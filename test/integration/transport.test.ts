@@ -59,11 +59,13 @@ describe('pacing under the rate limit', () => {
 			const refused = log.filter((r) => r.status === 429);
 			const probes = resetFormat === 'epoch' ? 1 : 0;
 			expect(
-				refused.slice(probes).map((r) =>
-					log
-						.filter((q) => q.seq > r.seq - 4 && q.seq <= r.seq)
-						.map(({ seq, at, status, windowStart }) => ({ seq, at, status, windowStart })),
-				),
+				refused
+					.slice(probes)
+					.map((r) =>
+						log
+							.filter((q) => q.seq > r.seq - 4 && q.seq <= r.seq)
+							.map(({ seq, at, status, windowStart }) => ({ seq, at, status, windowStart })),
+					),
 			).toEqual([]);
 		},
 		120_000,

@@ -92,9 +92,9 @@ export class Pacer {
 		}
 		const untilReset = Math.max(1, this.probeStart() - now);
 		if (share >= 1 && this.alone()) {
+			if (this.remaining <= 0) return untilReset;
 			// Once a window's length is known, the last slot waits for the look: one who joined takes it.
 			const last = this.remaining === 1 && this.server.windowMs !== undefined;
-			if (this.remaining <= 0) return untilReset;
 			return (last ? this.lookLater(now, 1) : undefined) ?? this.take();
 		}
 		const { budget, look } = this.ourPart(now, now + untilReset, share);
