@@ -3,7 +3,8 @@ import {
 	parseReset,
 	parseRetryAfter,
 } from '../../nodes/MessagingCrm/transport/rateHeaders';
-import { backoffMs, Pacer } from '../../nodes/MessagingCrm/transport/rateLimit';
+import { Pacer } from '../../nodes/MessagingCrm/transport/rateLimit';
+import { backoffMs } from '../../nodes/MessagingCrm/transport/request';
 import { probeStepMs, RESET_MARGIN_MS } from '../../nodes/MessagingCrm/transport/rateWindow';
 import { Others } from '../../nodes/MessagingCrm/transport/rateOthers';
 import { runModel } from '../harness/rateModel';

@@ -386,9 +386,3 @@ export class Pacer {
 		return this.server.refills || this.others.alone();
 	}
 }
-
-/** Exponential backoff with jitter, for attempt 1, 2, 3 … */
-export function backoffMs(attempt: number, random: number, baseMs = 250, capMs = 8000): number {
-	const ceiling = Math.min(capMs, baseMs * 2 ** (attempt - 1));
-	return Math.round(ceiling / 2 + (ceiling / 2) * random);
-}

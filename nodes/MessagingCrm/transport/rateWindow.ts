@@ -34,15 +34,6 @@ export interface Window {
 	seenAt: number;
 }
 
-/** A probe of a reset, as far as where it fell can be learned from it. */
-export interface ProbeTimes {
-	/** When the probe was due, and when the one that confirmed the new window was sent. */
-	dueAt: number;
-	sentAt: number;
-	/** When the last probe that did not was sent. */
-	missAt?: number;
-}
-
 /**
  * The server's window, clock and resets as this process has seen them: its clock (a lower bound
  * from `Date`), the earliest and latest reset this window's answers announced, its length, whether
@@ -60,11 +51,8 @@ export class ServerWindow {
 
 	private clockOffset?: number;
 
-	/** Where the real reset fell, relative to the window's base, in the last windows (ms). */
-	private lateness: number[] = [];
-
-	/** In the last windows, a probe found the next window already spent (see `tooLate`). */
-	private late: boolean[] = [];
+	/** Where the real reset fell in the last windows (ms after their base), and probes too late. */
+	private learned: Array<{ lateness: number; tooLate: boolean }> = [];
 
 	/** The server's clock minus this host's, as far as known (0 when it sends no Date). */
 	get offset(): number {
@@ -111,8 +99,9 @@ export class ServerWindow {
 	 * reading; shared, not before the reset can have come, unless a probe came too late (`tooLate`).
 	 */
 	probeStart(alone: boolean, window = this.window as Window): number {
-		const learned = this.lateness.length ? Math.min(...this.lateness) : undefined;
-		const early = this.late.includes(true) && learned !== undefined ? Math.min(0, learned) : 0;
+		const lateness = this.learned.map((l) => l.lateness);
+		const learned = lateness.length ? Math.min(...lateness) : undefined;
+		const early = this.learned.some((l) => l.tooLate) ? Math.min(0, learned as number) : 0;
 		const floor = window.whole && alone ? window.hi - 1000 - resetBase(window) : early;
 		return resetBase(window) + Math.max(floor, learned ?? floor) + RESET_MARGIN_MS;
 	}
@@ -123,7 +112,7 @@ export class ServerWindow {
 	 */
 	lookAt(): number {
 		const window = this.window as Window;
-		const learned = Math.min(0, ...this.lateness);
+		const learned = Math.min(0, ...this.learned.map((l) => l.lateness));
 		const earliest = window.whole ? Math.min(window.lo, window.hi - 1000) : window.lo;
 		return earliest + learned - Math.max(50, this.length() / 120);
 	}
@@ -145,8 +134,11 @@ export class ServerWindow {
 		return now + probeStepMs(tries, this.length());
 	}
 
-	/** A probe confirmed the new window: where the real reset fell (at once: a little earlier; after a miss: halfway). */
-	learn(probe: ProbeTimes): void {
+	/**
+	 * A probe due at `dueAt`, sent at `sentAt`, confirmed the new window (`missAt`: the last probe that
+	 * did not): where the real reset fell (at once: a little earlier; after a miss: halfway).
+	 */
+	learn(probe: { dueAt: number; sentAt: number; missAt?: number }): void {
 		const window = this.window;
 		if (window === undefined) return;
 		if (probe.missAt === undefined && probe.sentAt - probe.dueAt > 250) return;
@@ -169,12 +161,7 @@ export class ServerWindow {
 
 	/** Where the real reset fell in a window (relative to its base), for the next probes. */
 	private remember(lateness: number, tooLate: boolean): void {
-		this.lateness.push(lateness);
-		this.late.push(tooLate);
-		if (this.lateness.length > LATENESS_MEMORY) {
-			this.lateness.shift();
-			this.late.shift();
-		}
+		this.learned = [...this.learned, { lateness, tooLate }].slice(-LATENESS_MEMORY);
 	}
 
 	/**

@@ -17,7 +17,6 @@ import {
 	parseRateLimitHeaders,
 	parseRetryAfter,
 } from './rateHeaders';
-import { backoffMs } from './rateLimit';
 import type { Redactor } from './redact';
 import type { ApiContext } from './session';
 import { connect, CREDENTIAL_TYPE, rememberRefusal } from './session';
@@ -248,6 +247,12 @@ export async function apiRequest<T = unknown>(
 		if (retryable && (await retries.next(parseRetryAfter(headers, now)))) continue;
 		throw toNodeApiError(ctx.getNode(), failure, request.scope, request.itemIndex);
 	}
+}
+
+/** Exponential backoff with jitter, for attempt 1, 2, 3 … (a server error or a network failure). */
+export function backoffMs(attempt: number, random: number, baseMs = 250, capMs = 8000): number {
+	const ceiling = Math.min(capMs, baseMs * 2 ** (attempt - 1));
+	return Math.round(ceiling / 2 + (ceiling / 2) * random);
 }
 
 /**
