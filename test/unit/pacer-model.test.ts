@@ -468,11 +468,10 @@ describe('probing a reset that comes early costs little', () => {
 });
 
 describe('what the pacer does not do well, held where docs/retries-and-rate-limit.md says it is', () => {
-	it("queue mode at the API's 60 s window, two workers running four executions of 75 between them, 162 starts: none lost, at most 2 % answered 429, at most 53 end a window late (beyond 1.10× of 120 s)", () => {
+	it("queue mode at the API's 60 s window, two workers running four executions of 75 between them, 162 starts: none lost, at most 2 % answered 429, at most 42 end a window late (beyond 1.10× of 120 s)", () => {
 		// Latency, lateness, start times and how the executions are spread over the workers (two and
 		// two, or three and one) varied. A worker held back in its first window counts many clients
-		// for the next, or the one with one execution runs out in the second window while the other
-		// waits for its part: 53 late with this pacer and the last alike.
+		// for the next, and takes only a small part of it: 42 late.
 		const starts = [
 			[0, 0, 0, 0],
 			[0, 300, 0, 300],
@@ -506,7 +505,7 @@ describe('what the pacer does not do well, held where docs/retries-and-rate-limi
 			}
 		}
 		console.log(`queue mode at 60 s: ${late} of ${runs} starts a window late`);
-		expect(late).toBeLessThanOrEqual(53);
+		expect(late).toBeLessThanOrEqual(42);
 	});
 
 	it('two workers beside a co-tenant spending 40 per window leave it at least 85 % of its requests (all 40 once they learned its part)', () => {

@@ -88,6 +88,51 @@ describe('rule (a): never take a slot another client will want in this window', 
 		);
 	});
 
+	// Its burst comes between one or two of the node's back-to-back answers, as another pacer's
+	// requests do: the node counts it as a pacer. Answers that come late at random (20 ms) make one
+	// of them an answer after a wait that met nobody, a second into the window.
+	const bursts: Array<[number, number]> = [
+		[2000, 1000],
+		[2500, 1200],
+		[3000, 1200],
+	];
+	const burstJittered = ([burstAtMs, nodeStartMs]: [number, number]) =>
+		runModel({ ...API, jitterMs: 20 }, [{ items: 300, startMs: nodeStartMs }], {
+			cotenantPerWindow: 40,
+			cotenantBurstAtMs: burstAtMs,
+			cotenantStartup: true,
+		});
+
+	it.each(bursts)(
+		'a co-tenant sending its 40 at once %i ms into each minute, the node from %i ms, answers late at random: none refused, the node within 1.10× of 180 s',
+		(burstAtMs, nodeStartMs) => {
+			const result = burstJittered([burstAtMs, nodeStartMs]);
+			expect(coTenant(result).refused).toBe(0);
+			expect(seconds(result)).toBeLessThanOrEqual(198);
+		},
+	);
+
+	it("planted: a pacer that takes what is left once nobody sent while it waited, before the lateness allowed to a pacer, takes the bursting co-tenant's slots", () => {
+		// Others.keepBeside as it would be without that condition.
+		function keepBeside(this: any, from: number, resetAt: number, limit: number): number {
+			const spread = this.keepSpread(from, resetAt, limit);
+			const parts = this.keepPacers(limit);
+			const t = this.current;
+			if (!t?.calm || !this.prior) return parts + spread;
+			const clients = this.pacerCount(this.together() ?? 1);
+			return spread + Math.min(parts, ((clients - 1) / clients) * (t.lastRemaining ?? 0));
+		}
+		planted(
+			'keepBeside',
+			keepBeside,
+			() => {
+				const refused = bursts.map((b) => coTenant(burstJittered(b)).refused);
+				expect(refused.reduce((a, b) => a + b, 0)).toBeGreaterThan(30);
+			},
+			Others,
+		);
+	});
+
 	it('a co-tenant that stops gives its part back within two windows', () => {
 		const result = runModel(API, [{ items: 600, startMs: 20_000 }], {
 			cotenantPerWindow: 40,
@@ -172,6 +217,33 @@ describe('rule (d): only then speed', () => {
 			() => false,
 			() =>
 				expect(spread(runModel({ ...API, latencyMs: 2, jitterMs: 3 }, apart))).toBeGreaterThan(170),
+			Others,
+		);
+	});
+	// Queue mode: one worker runs three executions (three of its requests out at once), the other
+	// one. To the first, the other's requests come between a third of its back-to-back answers.
+	const threeAndOne = (latencyMs: number, starts: number[]) => () =>
+		perWindow(
+			runModel(
+				{ limit: 120, windowMs: 6000, latencyMs },
+				[0, 0, 0, 1].map((worker, i) => ({ items: 150, process: worker, startMs: starts[i] })),
+			).log,
+		).slice(0, -1);
+	const unevenWorkers = [threeAndOne(3, [0, 0, 0, 0]), threeAndOne(5, [0, 100, 500, 900])];
+	it('queue mode, a worker running three executions beside one running one, 120 per 6 s: the one is a pacer to the three, and when it runs out they take the rest of that window (every window but the last at least 92 % of the limit)', () => {
+		for (const windows of unevenWorkers.map((run) => run())) {
+			console.log(`three and one executions: ${windows.join(', ')} per window`);
+			expect(Math.min(...windows)).toBeGreaterThanOrEqual(0.92 * 120);
+		}
+	});
+	it('planted: a pacer that counts the others as pacers only at half its own speed, whatever its own executions, keeps back a window for a worker that has run out', () => {
+		planted(
+			'asWe',
+			(together?: number) => together !== undefined && together >= 1.5,
+			() => {
+				const lowest = unevenWorkers.map((run) => Math.min(...run()));
+				expect(Math.max(...lowest)).toBeLessThan(0.6 * 120);
+			},
 			Others,
 		);
 	});

@@ -101,6 +101,7 @@ export class Others {
 			if (gap < Math.max(2 * t.gapMin, t.gapMin + 10)) {
 				t.pairs++;
 				t.between += Math.max(0, others - t.others);
+				t.outs += 1 + unsure;
 				t.quiet = rose ? 0 : t.quiet + 1;
 				if (rose) t.calm = false;
 			} else {
@@ -135,7 +136,7 @@ export class Others {
 		const p = this.prior;
 		if (!p) return this.spentBefore ? Math.floor(limit / 2) : 0;
 		const together = this.together();
-		if (together !== undefined && together >= 1.5) {
+		if (this.asWe(together)) {
 			const clients = this.pacerCount(together);
 			const forPacers = this.forPacers(limit);
 			const whole = Math.floor(forPacers / clients);
@@ -159,7 +160,7 @@ export class Others {
 		const t = this.current;
 		const together = this.together();
 		if (!t || t.lastAt === undefined || this.askedAt !== undefined) return false;
-		if (together === undefined || together < 1.5 || now - t.start < slack(t)) return false;
+		if (!this.asWe(together) || now - t.start < slack(t)) return false;
 		if (this.quietSoFar()) return !answeredLate(t);
 		// Two pacers alone may each wait for the other's part: now and then one request asks.
 		if (!this.prior || this.spreading(together) > 0) return false;
@@ -171,8 +172,7 @@ export class Others {
 
 	/** Clients that send as we do share the key, and our last three back-to-back requests met none. */
 	private quietSoFar(): boolean {
-		const together = this.together();
-		return together !== undefined && together >= 1.5 && (this.current?.quiet ?? 0) >= 3;
+		return this.asWe() && (this.current?.quiet ?? 0) >= 3;
 	}
 
 	/**
@@ -220,13 +220,14 @@ export class Others {
 
 	/**
 	 * Kept beside pacers: their parts still to send and what spreading clients spend until the
-	 * reset; once nobody sent while we waited (`Tally.calm`), at most what was left less our part.
+	 * reset; once nobody sent while we waited (`Tally.calm`) past the lateness allowed to another
+	 * pacer (a bursting client comes early in the window), at most what was left less our part.
 	 */
 	keepBeside(from: number, resetAt: number, limit: number): number {
 		const spread = this.keepSpread(from, resetAt, limit);
 		const parts = this.keepPacers(limit);
 		const t = this.current;
-		if (!t?.calm || !this.prior) return parts + spread;
+		if (!t?.calm || !this.prior || !answeredLate(t)) return parts + spread;
 		const clients = this.pacerCount(this.together() ?? 1);
 		return spread + Math.min(parts, ((clients - 1) / clients) * (t.lastRemaining ?? 0));
 	}
@@ -238,12 +239,12 @@ export class Others {
 
 	/** Clients that send back to back as we do were seen, in this window or the last. */
 	sendingAsWe(): boolean {
-		return (this.together() ?? 1) >= 1.5;
+		return this.asWe();
 	}
 
 	/** Clients that send back to back as we do share the key (other pacers). */
 	pacers(): boolean {
-		return (this.together() ?? 1) >= 1.5 && !!this.prior;
+		return this.asWe() && !!this.prior;
 	}
 
 	/** A request that asks went out (no other until an answer), or ended unanswered. */
@@ -279,10 +280,21 @@ export class Others {
 		return Math.min(MAX_CLIENTS, sorted[Math.min(1, sorted.length - 1)]);
 	}
 
+	/** Others send back to back at least half as fast as one of our executions (we may run several). */
+	private asWe(together = this.together()): together is number {
+		const outs = Math.max(1, ...this.seen().map((t) => t.outs / t.pairs));
+		return together !== undefined && together >= 1 + 0.5 / outs;
+	}
+
 	/** How many send back to back, ourselves included, in this window or the last, if seen. */
 	private together(): number | undefined {
-		const seen = [this.prior, this.current].filter((t): t is Tally => !!t && t.pairs >= 2);
+		const seen = this.seen();
 		return seen.length ? Math.max(...seen.map(concurrency)) : this.lastTogether;
+	}
+
+	/** This window and the last, if ours came back to back often enough to count the others. */
+	private seen(): Tally[] {
+		return [this.prior, this.current].filter((t): t is Tally => !!t && t.pairs >= 2);
 	}
 
 	/** What spreading clients spent over the last window: beyond the pacers' parts, after its start. */

@@ -24,6 +24,8 @@ export interface Tally {
 	/** Back-to-back answers of ours, and the others' requests counted between them. */
 	pairs: number;
 	between: number;
+	/** Over those pairs, our requests out at the second answer, this one included. */
+	outs: number;
 	/** The last back-to-back answers of ours in a row that met no other request. */
 	quiet: number;
 	/** Our last answer came after a wait over which the others sent nothing (see Others.answer). */
@@ -50,6 +52,7 @@ export function tally(start: number, length: number): Tally {
 		profile: Array.from({ length: PROFILE_SLOTS }, () => 0),
 		pairs: 0,
 		between: 0,
+		outs: 0,
 		quiet: 0,
 		calm: false,
 		unsure: 0,
