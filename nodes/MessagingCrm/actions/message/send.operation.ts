@@ -37,30 +37,50 @@ import { fallsThrough, messengerOrderField, messengersToTry } from './bestAvaila
 const MARKDOWN_HINT =
 	'Markdown, written once for every messenger. Parsed: **bold**, *italic*, ***bold italic***, ~~strikethrough~~, `inline code`, [label](https://example.com). Delivered literally: _underscore emphasis_, bullet lists, tables, > quotes, # headings. A marker must touch the text: "** bold**" is not bold.';
 
+/** The customer's messenger to send to (or Best Available), as Send and Send and Wait have it. */
+export const messengerField: INodeProperties = {
+	displayName: 'Messenger Name or ID',
+	name: 'messengerType',
+	type: 'options',
+	typeOptions: {
+		loadOptionsMethod: 'getCustomerMessengers',
+		loadOptionsDependsOn: ['customerId.value'],
+	},
+	default: '',
+	required: true,
+	description:
+		'The customer\'s messenger to send to. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+};
+
+/** The agent the message goes from. */
+export const agentField: INodeProperties = agentSelect(
+	{
+		description:
+			'The agent to send from. Empty: the agent with this messenger. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+	},
+	'messengerAgent',
+);
+
+/** The messenger, read before any request. */
+export function messengerOf(ctx: IExecuteFunctions, itemIndex: number): string {
+	const messengerType = String(ctx.getNodeParameter('messengerType', itemIndex, '') ?? '').trim();
+	if (!messengerType)
+		throw invalidInput(
+			ctx.getNode(),
+			itemIndex,
+			'Messenger',
+			'is empty',
+			"Pick one of the customer's messengers, or map its type.",
+		);
+	return messengerType;
+}
+
 /** Its fields. */
 export const description: INodeProperties[] = [
 	customerLocator,
-	{
-		displayName: 'Messenger Name or ID',
-		name: 'messengerType',
-		type: 'options',
-		typeOptions: {
-			loadOptionsMethod: 'getCustomerMessengers',
-			loadOptionsDependsOn: ['customerId.value'],
-		},
-		default: '',
-		required: true,
-		description:
-			'The customer\'s messenger to send to. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-	},
+	messengerField,
 	messengerOrderField,
-	agentSelect(
-		{
-			description:
-				'The agent to send from. Empty: the agent with this messenger. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-		},
-		'messengerAgent',
-	),
+	agentField,
 	{
 		displayName: 'Content',
 		name: 'content',
@@ -248,15 +268,7 @@ async function checkWindow(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const node = this.getNode();
-	const messengerType = String(this.getNodeParameter('messengerType', itemIndex, '') ?? '').trim();
-	if (!messengerType)
-		throw invalidInput(
-			node,
-			itemIndex,
-			'Messenger',
-			'is empty',
-			"Pick one of the customer's messengers, or map its type.",
-		);
+	const messengerType = messengerOf(this, itemIndex);
 	const content = this.getNodeParameter('content', itemIndex, 'text') as string;
 	const body: IDataObject = {
 		messenger_type: messengerType,
@@ -314,26 +326,70 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			? readTemplate(this, itemIndex, 'fallbackTemplate', 'Fallback Template')
 			: undefined;
 	const customerId = await resolveCustomerId(this, itemIndex);
+	return await deliver(this, itemIndex, customerId, {
+		messengerType,
+		body: (messenger) => ({ ...body, messenger_type: messenger }),
+		keyBody: body,
+		purpose: 'message-send',
+		scope: content === 'template' ? 'messages:template' : 'messages:send',
+		ownKey,
+		protection: options.repeatProtection,
+		fallback,
+		checkWindow: options.checkWindow === true && content === 'text',
+	});
+}
+
+/** A message for one customer, as Send and Send and Wait for Response deliver it. */
+export interface Outgoing {
+	/** The messenger chosen (or Best Available). */
+	messengerType: string;
+	/** What goes to `messenger` (with Best Available, each messenger tried). */
+	body: (messenger: string) => IDataObject;
+	/** What Repeat Protection's key is made from, with `purpose` and the path. */
+	keyBody: IDataObject;
+	purpose: string;
+	scope: Scope;
+	/** The Idempotency Key option (checked before any request), and Repeat Protection's value. */
+	ownKey?: string;
+	protection: unknown;
+	/** The template sent instead of the text when the 24-hour window is closed. */
+	fallback?: IDataObject;
+	/** Read the customer's messengers first, and fail when the window is closed. */
+	checkWindow: boolean;
+}
+
+/**
+ * Sends `out` to the customer exactly once per event (Repeat Protection, the key chain), on its
+ * messenger or the first of Best Available's that takes it; the output item of Send.
+ */
+export async function deliver(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	customerId: string,
+	out: Outgoing,
+): Promise<IDataObject[]> {
+	const { messengerType, fallback, scope } = out;
 	const best = messengerType === BEST_AVAILABLE;
 	// With a template to fall back on, the text is always tried first (the API decides): a send
 	// made on the pre-check's word could go out beside a text an earlier run had sent. So with
 	// Best Available: every messenger is tried by sending (bestAvailable.ts says why).
-	if (options.checkWindow === true && content === 'text' && !fallback && !best)
-		await checkWindow(this, itemIndex, customerId, messengerType);
-	const walk = best ? await messengersToTry(this, itemIndex, customerId) : undefined;
+	if (out.checkWindow && !fallback && !best)
+		await checkWindow(ctx, itemIndex, customerId, messengerType);
+	const walk = best ? await messengersToTry(ctx, itemIndex, customerId) : undefined;
 	const path = paths.customer(customerId, '/messages');
+	const body = out.body(messengerType);
 	const key =
-		ownKey ??
-		derivedKey(this, itemIndex, {
-			protection: options.repeatProtection,
-			purpose: 'message-send',
+		out.ownKey ??
+		derivedKey(ctx, itemIndex, {
+			protection: out.protection,
+			purpose: out.purpose,
 			path,
 			// Best Available: the order as chosen, not as found, so a re-run has the same key.
-			body: walk ? { ...body, messenger_order: walk.chosen } : body,
+			body: walk ? { ...out.keyBody, messenger_order: walk.chosen } : out.keyBody,
 		});
 	/** The message POSTed under the Idempotency-Key the key chain gives it. */
 	const poster = (payload: IDataObject, scope: Scope) => async (idempotencyKey: string) =>
-		await apiRequest<IDataObject>(this, {
+		await apiRequest<IDataObject>(ctx, {
 			method: 'POST',
 			path,
 			body: payload,
@@ -355,10 +411,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 					}
 				: {}),
 			...walked,
-			...repeatFields(this, isReplayed(answer.headers), SEND_WORDS),
+			...repeatFields(ctx, isReplayed(answer.headers), SEND_WORDS),
 		},
 	];
-	const scope = content === 'template' ? 'messages:template' : 'messages:send';
 	// Window closed, and a template is to go instead: the text's refusal (fresh, or stored by an
 	// earlier run) diverts to the template, which has a key chain of its own; so a re-run never
 	// sends both, whatever the window does in between.
@@ -370,7 +425,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	delete instead.text;
 	const sendInstead = async (textKey: string, payload: IDataObject) =>
 		(await sendThroughChain(
-			this,
+			ctx,
 			itemIndex,
 			windowFallbackKey(textKey),
 			poster(payload, 'messages:template'),
@@ -381,10 +436,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			messenger_type: messenger,
 		});
 		// The template goes on the messenger whose window is closed, not on the next one.
-		const { answer, via, tried, diverted } = await walkMessengers(this, itemIndex, {
+		const { answer, via, tried, diverted } = await walkMessengers(ctx, itemIndex, {
 			key,
 			order: walk.order,
-			send: async (messenger, linkKey) => await poster(on(body, messenger), scope)(linkKey),
+			send: async (messenger, linkKey) => await poster(out.body(messenger), scope)(linkKey),
 			fallsThrough,
 			divert: (messenger, error) =>
 				fallback && windowClosed(error)
@@ -397,7 +452,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		});
 	}
 	const answer = await sendThroughChain(
-		this,
+		ctx,
 		itemIndex,
 		key,
 		poster(body, scope),
