@@ -3,12 +3,16 @@ import type {
 	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { hints, properties, subtitle } from './actions/resources';
 import { router } from './actions/router';
 import { listSearch, loadOptions } from './methods';
+import { waitWebhooks } from './wait/description';
+import { sendAndWaitWebhook } from './wait/webhook';
 
 export class MessagingCrm implements INodeType {
 	description: INodeTypeDescription = {
@@ -28,6 +32,8 @@ export class MessagingCrm implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'messagingCrmApi', required: true }],
+		// Send and Wait for Response: the links of a waiting message come back here.
+		webhooks: waitWebhooks,
 		properties,
 		hints,
 	};
@@ -36,5 +42,9 @@ export class MessagingCrm implements INodeType {
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);
+	}
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		return await sendAndWaitWebhook.call(this);
 	}
 }

@@ -3,3 +3,4 @@
  * ../resources.ts); adding an endpoint is one operation file and one line here.
  */
 export * as send from './send.operation';
+export * as sendAndWait from './sendAndWait.operation';

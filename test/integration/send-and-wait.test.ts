@@ -1,0 +1,302 @@
+/**
+ * Message → Send and Wait for Response through n8n's engine against the sandbox: what goes out
+ * (the question and its signed links), that the execution waits, what fails before any request,
+ * that a repeat sends nothing and does not wait; and the node's webhook in n8n's WebhookContext as
+ * n8n calls it while the execution waits: a GET (a person, or a link preview) shows a page and
+ * resumes nothing, the page's POST answers in the shape of n8n's own Send and Wait.
+ */
+import type { IDataObject, INodeParameters, IRun, IWebhookResponseData } from 'n8n-workflow';
+import { Workflow } from 'n8n-workflow';
+import { WebhookContext } from 'n8n-core';
+
+import { byId, useSandbox } from '../harness/fixtures';
+import { additionalData, crmNode, loadPackage } from '../harness/n8n';
+
+const env = useSandbox();
+
+async function customer(): Promise<string> {
+	const [c] = await env.ok({
+		resource: 'customer',
+		operation: 'upsert',
+		phone: '+15550107000',
+		fullName: 'Anna',
+		messengersUi: { messenger: [{ type: 'telegram', id: '7001' }] },
+	});
+	env.sandbox.clearRequests();
+	return String(c.id);
+}
+
+const ask = (customerId: string, fields: INodeParameters = {}): INodeParameters => ({
+	resource: 'message',
+	operation: 'sendAndWait',
+	customerId: byId(customerId),
+	messengerType: 'telegram',
+	message: 'Can you make it on **Tuesday** at 10:00?',
+	...fields,
+});
+
+const double = { approvalOptions: { values: { approvalType: 'double' } } };
+
+/** The links of the message the sandbox received, by label. */
+function linksOf(text: string): Record<string, URL> {
+	const links: Record<string, URL> = {};
+	for (const [, label, url] of text.matchAll(/\[([^\]]+)\]\((\S+)\)/g)) links[label] = new URL(url);
+	return links;
+}
+
+const sentMessages = () => [...env.sandbox.store.messages.values()];
+
+/** Calls the node's webhook as n8n does while `run` waits: `method` on `url`, with `body`. */
+async function callWebhook(
+	run: IRun,
+	parameters: INodeParameters,
+	method: 'GET' | 'POST',
+	url: URL,
+	body: IDataObject = {},
+) {
+	const { nodeTypes } = await loadPackage();
+	const node = crmNode(parameters);
+	const workflow = new Workflow({
+		id: 'test-workflow',
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes,
+	});
+	const sent: { status?: number; headers: Record<string, string>; body?: string } = { headers: {} };
+	const res = {
+		status(code: number) {
+			sent.status = code;
+			return res;
+		},
+		setHeader(name: string, value: string) {
+			sent.headers[name.toLowerCase()] = value;
+		},
+		send(html: string) {
+			sent.body = html;
+		},
+	};
+	const req = {
+		method,
+		headers: { 'user-agent': 'TelegramBot (like TwitterBot)' },
+		query: Object.fromEntries(url.searchParams),
+		params: {},
+		body,
+	};
+	const data = { ...additionalData(undefined as never), httpRequest: req, httpResponse: res };
+	const context = new WebhookContext(
+		workflow,
+		node,
+		data as never,
+		'webhook',
+		{ httpMethod: method, node: node.name, path: node.id, webhookDescription: {} } as never,
+		[],
+		run.data,
+	);
+	const type = nodeTypes.getByNameAndVersion(node.type, 1);
+	const result = (await type.webhook!.call(context)) as IWebhookResponseData;
+	return { result, page: sent };
+}
+
+describe('Message → Send and Wait for Response', () => {
+	it('sends the question with an Approve and a Decline link, each signed and naming its answer, the customer and the messenger, and the execution waits until answered', async () => {
+		const id = await customer();
+		const { run, error, items } = await env.run(ask(id, double), { executionId: 'exec-ask-1' });
+		expect(error).toBeUndefined();
+		expect(run.data.waitTill?.toISOString()).toBe('3000-01-01T00:00:00.000Z');
+		expect(items[0]?.json).toMatchObject({ customer_id: id, status: 'sent' });
+		const [message] = sentMessages();
+		expect(message.text).toMatch(/^Can you make it on \*\*Tuesday\*\* at 10:00\?\n\n\[Approve\]\(/);
+		const links = linksOf(message.text ?? '');
+		expect(Object.keys(links)).toEqual(['Approve', 'Decline']);
+		for (const [label, url] of Object.entries(links)) {
+			expect(url.pathname).toBe('/webhook-waiting/exec-ask-1/b7a0c1d2-0000-4000-8000-000000000001');
+			expect(url.searchParams.get('approved')).toBe(String(label === 'Approve'));
+			expect(url.searchParams.get('customer')).toBe(id);
+			expect(url.searchParams.get('messenger')).toBe('telegram');
+			expect(url.searchParams.get('signature')).toMatch(/^[0-9a-f]{64}$/);
+		}
+	});
+
+	it('waits until Limit Wait Time (after an interval, or at a date and time)', async () => {
+		const id = await customer();
+		const before = Date.now();
+		const limited = await env.run(
+			ask(id, {
+				options: {
+					limitWaitTime: {
+						values: { limitType: 'afterTimeInterval', resumeAmount: 2, resumeUnit: 'hours' },
+					},
+				},
+			}),
+		);
+		const till = limited.run.data.waitTill!.getTime();
+		expect(till - before).toBeGreaterThanOrEqual(2 * 3600_000);
+		expect(till - Date.now()).toBeLessThanOrEqual(2 * 3600_000);
+		const at = new Date(Date.now() + 86_400_000).toISOString();
+		const dated = await env.run(
+			ask(id, {
+				message: 'Another question',
+				options: {
+					limitWaitTime: { values: { limitType: 'atSpecifiedTime', maxDateAndTime: at } },
+				},
+			}),
+		);
+		expect(dated.run.data.waitTill?.toISOString()).toBe(at);
+	});
+
+	it.each([
+		['no message', { message: '  ' }, '"Message" is empty'],
+		[
+			'a Decline button without a label',
+			{ approvalOptions: { values: { approvalType: 'double', disapproveLabel: ' ' } } },
+			'"Decline Button Label" is empty',
+		],
+		['a form without fields', { responseType: 'customForm' }, '"Form Fields" has no field'],
+		[
+			'a dropdown without options',
+			{
+				responseType: 'customForm',
+				formFields: {
+					values: [{ fieldLabel: 'Time', fieldType: 'dropdown', fieldOptions: { values: [] } }],
+				},
+			},
+			'"Form Fields → field 1 (Time) → Field Options" has no option',
+		],
+		[
+			'a wait of zero',
+			{
+				options: { limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount: 0 } } },
+			},
+			'"Limit Wait Time → Amount" must be more than 0',
+		],
+		[
+			'a wait until a moment past',
+			{
+				options: {
+					limitWaitTime: {
+						values: { limitType: 'atSpecifiedTime', maxDateAndTime: '2020-01-01T00:00:00Z' },
+					},
+				},
+			},
+			'"Limit Wait Time → Max Date and Time" is in the past',
+		],
+	])('%s fails the item before any request, naming the field', async (_, fields, message) => {
+		const id = await customer();
+		const { error, run } = await env.run(ask(id, fields));
+		expect(error?.message).toContain(message);
+		expect(env.sandbox.requests()).toHaveLength(0);
+		expect(run.data.waitTill).toBeUndefined();
+	});
+
+	it('two items fail before any request: one message per run, and the fix', async () => {
+		const id = await customer();
+		const { error } = await env.run(ask(id), { items: [{ json: {} }, { json: {} }] });
+		expect(error?.message).toContain('"Input" has 2 items');
+		expect(error?.description).toContain('Loop Over Items');
+		expect(env.sandbox.requests()).toHaveLength(0);
+	});
+
+	it('a re-run of the same event in another execution sends nothing and goes on at once, saying why; the same execution again (Retry On Fail) waits on its own links', async () => {
+		const id = await customer();
+		await env.run(ask(id), { executionId: 'exec-ask-first' });
+		const again = await env.run(ask(id), { executionId: 'exec-ask-again' });
+		expect(again.error).toBeUndefined();
+		expect(sentMessages()).toHaveLength(1);
+		expect(again.run.data.waitTill).toBeUndefined();
+		expect(again.items[0].json).toMatchObject({ customer_id: id, replayed: true, waited: false });
+		expect(String(again.items[0].json.not_waiting)).toContain(
+			'an earlier execution of the same event',
+		);
+		const retried = await env.run(ask(id), { executionId: 'exec-ask-first' });
+		expect(sentMessages()).toHaveLength(1);
+		expect(retried.items[0].json).toMatchObject({ replayed: true });
+		expect(retried.run.data.waitTill?.getFullYear()).toBe(3000);
+	});
+
+	it("a link preview's GET of Approve shows a page and resumes nothing; the page's POST answers approved: true with the customer and messenger", async () => {
+		const id = await customer();
+		const parameters = ask(id, double);
+		const { run } = await env.run(parameters, { executionId: 'exec-ask-2' });
+		const links = linksOf(sentMessages()[0].text ?? '');
+		const opened = await callWebhook(run, parameters, 'GET', links.Approve);
+		expect(opened.result).toEqual({ noWebhookResponse: true });
+		expect(opened.page.status).toBe(200);
+		expect(opened.page.headers['content-security-policy']).toContain("default-src 'none'");
+		expect(opened.page.body).toContain('<button type="submit" class="approve">Approve</button>');
+		expect(opened.page.body).toContain('Can you make it on **Tuesday** at 10:00?');
+		const pressed = await callWebhook(run, parameters, 'POST', links.Approve, {
+			choice: 'approve',
+		});
+		const [[answer]] = pressed.result.workflowData!;
+		expect(answer.json).toEqual({
+			data: { approved: true, respondedAt: expect.any(String) },
+			customer_id: id,
+			messenger_type: 'telegram',
+		});
+		expect(pressed.result.webhookResponse).toContain('Your answer has been recorded');
+		const declined = await callWebhook(run, parameters, 'POST', links.Decline);
+		expect((declined.result.workflowData![0][0].json.data as IDataObject).approved).toBe(false);
+	});
+
+	it('Free Text: the link opens a form; an empty answer shows it again with what is missing; the answer is data.text', async () => {
+		const id = await customer();
+		const parameters = ask(id, { responseType: 'freeText' });
+		const { run } = await env.run(parameters);
+		const links = linksOf(sentMessages()[0].text ?? '');
+		expect(Object.keys(links)).toEqual(['Respond']);
+		const opened = await callWebhook(run, parameters, 'GET', links.Respond);
+		expect(opened.page.body).toContain('<textarea id="field-0" name="field-0" required>');
+		const empty = await callWebhook(run, parameters, 'POST', links.Respond, {
+			data: { 'field-0': '' },
+		});
+		expect(empty.result.workflowData).toBeUndefined();
+		expect(empty.page.status).toBe(400);
+		expect(empty.page.body).toContain('Please fill in &quot;Response&quot;.');
+		const answered = await callWebhook(run, parameters, 'POST', links.Respond, {
+			data: { 'field-0': ['Tuesday is fine <b>'] },
+		});
+		expect(answered.result.workflowData![0][0].json.data).toEqual({
+			text: 'Tuesday is fine <b>',
+			respondedAt: expect.any(String),
+		});
+	});
+
+	it("Custom Form: the form's fields by label, numbers as numbers, a dropdown's value one of its options", async () => {
+		const id = await customer();
+		const parameters = ask(id, {
+			responseType: 'customForm',
+			formFields: {
+				values: [
+					{
+						fieldLabel: 'Day',
+						fieldType: 'dropdown',
+						requiredField: true,
+						fieldOptions: { values: [{ option: 'Tuesday' }, { option: 'Wednesday' }] },
+					},
+					{ fieldLabel: 'Guests', fieldType: 'number' },
+					{ fieldLabel: 'Note', fieldType: 'textarea' },
+				],
+			},
+			options: { messageButtonLabel: 'Choose a day', responseFormTitle: 'Your appointment' },
+		});
+		const { run } = await env.run(parameters);
+		const links = linksOf(sentMessages()[0].text ?? '');
+		const opened = await callWebhook(run, parameters, 'GET', links['Choose a day']);
+		expect(opened.page.body).toContain('<h1>Your appointment</h1>');
+		expect(opened.page.body).toContain('<option value="Wednesday">Wednesday</option>');
+		const wrong = await callWebhook(run, parameters, 'POST', links['Choose a day'], {
+			data: { 'field-0': 'Sunday' },
+		});
+		expect(wrong.page.body).toContain('Please choose one of the options of &quot;Day&quot;.');
+		const answered = await callWebhook(run, parameters, 'POST', links['Choose a day'], {
+			data: { 'field-0': 'Wednesday', 'field-1': '3', 'field-2': '' },
+		});
+		expect(answered.result.workflowData![0][0].json.data).toEqual({
+			Day: 'Wednesday',
+			Guests: 3,
+			Note: '',
+			respondedAt: expect.any(String),
+		});
+	});
+});
