@@ -229,6 +229,7 @@ describe('Message → Send and Wait for Response', () => {
 			choice: 'approve',
 		});
 		const [[answer]] = pressed.result.workflowData!;
+		expect(answer.pairedItem).toEqual({ item: 0 });
 		expect(answer.json).toEqual({
 			data: { approved: true, respondedAt: expect.any(String) },
 			customer_id: id,

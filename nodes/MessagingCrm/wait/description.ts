@@ -185,30 +185,12 @@ export const waitFields: INodeProperties[] = [
 						type: 'options',
 						default: 'text',
 						options: [
-							{
-								name: 'Date',
-								value: 'date',
-							},
-							{
-								name: 'Dropdown List',
-								value: 'dropdown',
-							},
-							{
-								name: 'Email',
-								value: 'email',
-							},
-							{
-								name: 'Number',
-								value: 'number',
-							},
-							{
-								name: 'Text',
-								value: 'text',
-							},
-							{
-								name: 'Textarea',
-								value: 'textarea',
-							},
+							{ name: 'Date', value: 'date' },
+							{ name: 'Dropdown List', value: 'dropdown' },
+							{ name: 'Email', value: 'email' },
+							{ name: 'Number', value: 'number' },
+							{ name: 'Text', value: 'text' },
+							{ name: 'Textarea', value: 'textarea' },
 						],
 					},
 					{
@@ -224,20 +206,15 @@ export const waitFields: INodeProperties[] = [
 						name: 'fieldOptions',
 						placeholder: 'Add Field Option',
 						type: 'fixedCollection',
-						default: {},
+						default: { values: [{ option: '' }] },
 						required: true,
+						displayOptions: { show: { fieldType: ['dropdown'] } },
+						typeOptions: { multipleValues: true, sortable: true },
 						options: [
 							{
 								displayName: 'Values',
 								name: 'values',
-								values: [
-									{
-										displayName: 'Option',
-										name: 'option',
-										type: 'string',
-										default: '',
-									},
-								],
+								values: [{ displayName: 'Option', name: 'option', type: 'string', default: '' }],
 							},
 						],
 					},
@@ -246,6 +223,7 @@ export const waitFields: INodeProperties[] = [
 						name: 'placeholder',
 						type: 'string',
 						default: '',
+						displayOptions: { hide: { fieldType: ['dropdown', 'date'] } },
 					},
 					{
 						displayName: 'Required Field',

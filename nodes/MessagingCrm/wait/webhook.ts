@@ -128,7 +128,12 @@ export async function sendAndWaitWebhook(this: IWebhookFunctions): Promise<IWebh
 	return {
 		webhookResponse: RECORDED_PAGE,
 		workflowData: [
-			[{ json: { data: { ...data, respondedAt: new Date().toISOString() }, ...sentTo } }],
+			[
+				{
+					json: { data: { ...data, respondedAt: new Date().toISOString() }, ...sentTo },
+					pairedItem: { item: 0 },
+				},
+			],
 		],
 	};
 }
