@@ -197,21 +197,41 @@ describe('Message → Send and Wait for Response', () => {
 		expect(env.sandbox.requests()).toHaveLength(0);
 	});
 
-	it('a re-run of the same event in another execution sends nothing and goes on at once, saying why; the same execution again (Retry On Fail) waits on its own links', async () => {
+	it('a re-run of the same event in another execution sends nothing and fails, saying why and what to do; the same execution again (Retry On Fail) waits on its own links', async () => {
 		const id = await customer();
 		await env.run(ask(id), { executionId: 'exec-ask-first' });
 		const again = await env.run(ask(id), { executionId: 'exec-ask-again' });
-		expect(again.error).toBeUndefined();
 		expect(sentMessages()).toHaveLength(1);
 		expect(again.run.data.waitTill).toBeUndefined();
-		expect(again.items[0].json).toMatchObject({ customer_id: id, replayed: true, waited: false });
-		expect(String(again.items[0].json.not_waiting)).toContain(
-			'an earlier execution of the same event',
+		expect(again.error?.message).toContain(
+			'this question went out for the same event in an earlier execution (or was refused then): nothing was sent now',
 		);
+		expect(again.error?.description).toContain('Repeat Protection → Every Execution Sends');
 		const retried = await env.run(ask(id), { executionId: 'exec-ask-first' });
 		expect(sentMessages()).toHaveLength(1);
 		expect(retried.items[0].json).toMatchObject({ replayed: true });
 		expect(retried.run.data.waitTill?.getFullYear()).toBe(3000);
+		const everyExecution = await env.run(ask(id, { options: { repeatProtection: 'execution' } }), {
+			executionId: 'exec-ask-third',
+		});
+		expect(everyExecution.run.data.waitTill?.getFullYear()).toBe(3000);
+		expect(sentMessages()).toHaveLength(2);
+	});
+
+	it('a page that cannot be made leaves the execution waiting: a page saying so, no answer, nothing thrown', async () => {
+		const id = await customer();
+		const parameters = ask(id, {
+			responseType: 'customForm',
+			formFields: { values: [{ fieldLabel: 'Day', fieldType: 'text' }] },
+		});
+		const { run } = await env.run(parameters);
+		const link = linksOf(sentMessages()[0].text ?? '').Respond;
+		// The form's fields no longer read (the workflow changed while it waited).
+		const broken = { ...parameters, formFields: { values: [] } };
+		const opened = await callWebhook(run, broken, 'GET', link);
+		expect(opened.result).toEqual({ noWebhookResponse: true });
+		expect(opened.page.status).toBe(500);
+		expect(opened.page.body).toContain('Nothing was recorded');
 	});
 
 	it("a link preview's GET of Approve shows a page and resumes nothing; the page's POST answers approved: true with the customer and messenger", async () => {

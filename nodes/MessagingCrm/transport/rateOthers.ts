@@ -136,7 +136,7 @@ export class Others {
 		const p = this.prior;
 		if (!p) return this.spentBefore ? Math.floor(limit / 2) : 0;
 		const together = this.together();
-		if (this.asWe(together)) {
+		if (together !== undefined && this.asWe(together)) {
 			const clients = this.pacerCount(together);
 			const forPacers = this.forPacers(limit);
 			const whole = Math.floor(forPacers / clients);
@@ -160,7 +160,7 @@ export class Others {
 		const t = this.current;
 		const together = this.together();
 		if (!t || t.lastAt === undefined || this.askedAt !== undefined) return false;
-		if (!this.asWe(together) || now - t.start < slack(t)) return false;
+		if (together === undefined || !this.asWe(together) || now - t.start < slack(t)) return false;
 		if (this.quietSoFar()) return !answeredLate(t);
 		// Two pacers alone may each wait for the other's part: now and then one request asks.
 		if (!this.prior || this.spreading(together) > 0) return false;
@@ -281,7 +281,7 @@ export class Others {
 	}
 
 	/** Others send back to back at least half as fast as one of our executions (we may run several). */
-	private asWe(together = this.together()): together is number {
+	private asWe(together = this.together()): boolean {
 		const outs = Math.max(1, ...this.seen().map((t) => t.outs / t.pairs));
 		return together !== undefined && together >= 1 + 0.5 / outs;
 	}

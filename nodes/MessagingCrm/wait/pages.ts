@@ -1,8 +1,8 @@
 /**
  * The pages a waiting message's links open, as plain HTML with no script: the approval's choice
  * (one button that records it), the free-text and custom forms, and what follows a press. Every
- * word that comes from the workflow is escaped. A page is only ever shown by a GET; the answer is
- * the form's POST, which a link preview never sends.
+ * word that comes from the workflow is escaped. Opening a link (a GET) only ever shows a page; the
+ * answer is the form's POST, which a link preview never sends.
  */
 import type { FormField } from './config';
 
@@ -117,4 +117,10 @@ ${fields}
 export const RECORDED_PAGE = page(
 	'Thank you',
 	'<h1>Thank you</h1>\n<p>Your answer has been recorded. You can close this page now.</p>',
+);
+
+/** When the page cannot be made: the question still waits for an answer. */
+export const FAULT_PAGE = page(
+	'Not available',
+	'<h1>This page is not available right now</h1>\n<p>Nothing was recorded. Please try the link again later.</p>',
 );

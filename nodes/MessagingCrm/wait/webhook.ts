@@ -16,7 +16,7 @@ import type {
 import type { FormField } from './config';
 import { formFields } from './config';
 import type { ResponseType } from './description';
-import { choicePage, fieldName, formPage, PAGE_HEADERS, RECORDED_PAGE } from './pages';
+import { choicePage, FAULT_PAGE, fieldName, formPage, PAGE_HEADERS, RECORDED_PAGE } from './pages';
 
 /** Free Text's form: one text area. */
 const FREE_TEXT: FormField = {
@@ -68,7 +68,7 @@ function answerOf(
 	return { answer };
 }
 
-export async function sendAndWaitWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+async function answer(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const res = this.getResponseObject();
 	const query = this.getQueryData() as IDataObject;
 	const param = <T>(name: string, fallback: T): T =>
@@ -101,9 +101,8 @@ export async function sendAndWaitWebhook(this: IWebhookFunctions): Promise<IWebh
 	if (method !== 'POST') {
 		if (responseType !== 'approval') return send(200, form());
 		const values = param<IDataObject>('approvalOptions.values', {});
-		const label = approved
-			? String(values.approveLabel || 'Approve')
-			: String(values.disapproveLabel || 'Decline');
+		const words = approved ? values.approveLabel || 'Approve' : values.disapproveLabel || 'Decline';
+		const label = String(words).trim().replace(/[[\]]/g, '');
 		return send(200, choicePage(message, { label, approved }));
 	}
 	let data: IDataObject;
@@ -136,4 +135,20 @@ export async function sendAndWaitWebhook(this: IWebhookFunctions): Promise<IWebh
 			],
 		],
 	};
+}
+
+/**
+ * The links' webhook. A fault here (a parameter that no longer reads) shows a page and leaves the
+ * execution waiting: thrown, n8n would resume it with the error, a link preview too.
+ */
+export async function sendAndWaitWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+	try {
+		return await answer.call(this);
+	} catch {
+		const res = this.getResponseObject();
+		res.status(500);
+		for (const [name, value] of Object.entries(PAGE_HEADERS)) res.setHeader(name, value);
+		res.send(FAULT_PAGE);
+		return { noWebhookResponse: true };
+	}
 }

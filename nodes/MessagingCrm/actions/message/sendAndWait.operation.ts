@@ -112,20 +112,23 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			checkWindow: false,
 		});
 	} catch (error) {
-		// The key was used with other links: an earlier execution of the same event sent this
-		// question, and its links answer that execution. (The same execution again, as n8n's Retry
-		// On Fail runs it, sends the same links: the API replays the send, and this one waits.)
 		if (apiFailureOf(error)?.code !== 'idempotency_key_reused')
 			throw asNodeError(this, error, itemIndex);
-		return [
+		// The key was used with other links: an earlier execution of the same event asked (or was
+		// refused), and its links answer that execution. The same execution again (the node's
+		// Retry On Fail) sends the same links: the API replays the send, and this one waits.
+		throw itemError(
+			node,
+			itemIndex,
+			'this question went out for the same event in an earlier execution (or was refused then): nothing was sent now, and this execution does not wait',
+			'The links the customer has answer the execution that sent them. To ask again: Options → Repeat Protection → Every Execution Sends, or map your own Idempotency Key.',
 			{
-				customer_id: customerId,
-				replayed: true,
-				waited: false,
-				not_waiting:
-					'Nothing was sent: an earlier execution of the same event sent this message, and its links answer that execution. This one goes on at once, without an answer.',
+				code: 'idempotency_key_reused',
+				caller:
+					'this question was already sent for the same event by an earlier run, whose links answer that run',
+				next: 'Nothing was sent. Do not ask again for this event; whoever set up this tool in n8n can change its Repeat Protection.',
 			},
-		];
+		);
 	}
 	await this.putExecutionToWait(wait.waitTill);
 	return [sent];
