@@ -111,6 +111,28 @@ async function sandboxFromState(): Promise<Sandbox> {
 	return sandbox;
 }
 
+/**
+ * The links of each message that waits for an answer (Send and Wait for Response, example 8), in
+ * the terminal: the sandbox's customers have no messenger to open them in, so you open them.
+ */
+function showAnswerLinks(crm: Sandbox): void {
+	const seen = new Set(crm.store.messages.keys());
+	const timer = setInterval(() => {
+		for (const [id, message] of crm.store.messages) {
+			if (seen.has(id)) continue;
+			seen.add(id);
+			const links = [
+				...(message.text ?? '').matchAll(/\[([^\]]+)\]\((\S+\/webhook-waiting\/\S+)\)/g),
+			];
+			if (!links.length) continue;
+			const name = crm.store.customers.get(message.customer_id)?.full_name ?? message.customer_id;
+			say(`${name} got a message on ${message.messenger_type} that waits for an answer:`);
+			for (const [, label, url] of links) say(`  ${label}: ${url}`);
+		}
+	}, 1000);
+	timer.unref();
+}
+
 let stopping = false;
 let stopN8n: (() => Promise<void>) | undefined;
 let sandbox: Sandbox | undefined;
@@ -195,6 +217,7 @@ async function main() {
 	saveSandbox();
 	const saver = setInterval(saveSandbox, 5_000);
 	saver.unref();
+	showAnswerLinks(sandbox);
 
 	const ready = path.join(HOME, QUEUE ? 'dev-ready' : path.join('.n8n', 'dev-ready'));
 	const firstRun = !existsSync(ready);
@@ -206,7 +229,7 @@ async function main() {
 			await importCredential(options, { baseUrl: sandboxUrl, apiKey: DEMO_API_KEY });
 			await importMcpToken(options, DEMO_MCP_TOKEN);
 			// Example 7 first, published: publishing marks a workflow updated, and the editor lists
-			// the last updated first, so the others are stamped after it (1 to 7 from the top).
+			// the last updated first, so the others are stamped after it (1 to 8 from the top).
 			const isWindow = (w: WorkflowJson) => w.id === WINDOW_WORKFLOW_ID;
 			await importWorkflows(options, examples.filter(isWindow));
 			await publishWorkflow(options, WINDOW_WORKFLOW_ID);

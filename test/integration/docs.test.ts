@@ -154,9 +154,9 @@ const exampleNames = (markdown: string) =>
 	[...markdown.matchAll(/^\d\. \*\*(Example \d: [^*]+)\*\*/gm)].map((m) => m[1]);
 
 describe('the README and docs/ agree with the node', () => {
-	it("the README numbers and names the example workflows as the editor lists them (n8n's names, 1 to 7)", () => {
+	it("the README numbers and names the example workflows as the editor lists them (n8n's names, 1 to 8)", () => {
 		const names = exampleWorkflows().map((w) => w.name);
-		expect(names).toHaveLength(7);
+		expect(names).toHaveLength(8);
 		expect(exampleNames(read('README.md'))).toEqual(names);
 		// Planted: a name the editor does not show is caught.
 		const planted = read('README.md').replace(
