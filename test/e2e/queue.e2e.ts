@@ -16,7 +16,8 @@ import { ensureN8n, N8N_VERSION, ROOT } from './n8n';
 import type { QueueStack } from './queue';
 import { startQueueStack } from './queue';
 import type { ExecutionSummary, Session } from './rest';
-import { executions, retryExecution, triggerWebhook, until } from './rest';
+import { executions, postToWebhook, retryExecution, triggerWebhook, until } from './rest';
+import { answerIn, asking, linksIn, press } from './askWorkflows';
 import type { WorkflowJson } from './setup';
 import {
 	apiCustomer,
@@ -40,6 +41,9 @@ let sandbox: Sandbox;
 let stack: QueueStack;
 let session: Session;
 const started = new Map<string, string>(); // execution ID → the worker that ran it
+const runs = new Map<string, string[]>(); // execution ID → every process that started it
+let anna: string;
+const ASK = 'mcrmWaitQueue01';
 
 function restockWorkflow(): WorkflowJson {
 	const restock = exampleWorkflow('mcrmRestockFlow01');
@@ -61,15 +65,24 @@ beforeAll(async () => {
 			env: { QUEUE_WORKER_STALLED_INTERVAL: '5000' },
 			output: (who, chunk) => {
 				log(`[${who}] ${chunk}`);
-				for (const m of chunk.matchAll(/started execution (\d+)/gi)) started.set(m[1], who);
+				for (const m of chunk.matchAll(/started execution (\d+)/gi)) {
+					started.set(m[1], who);
+					runs.set(m[1], [...(runs.get(m[1]) ?? []), who]);
+				}
 			},
 		},
 		async (cli) => {
 			await importCredential(cli, { baseUrl: sandbox.url, apiKey });
 			await importMcpToken(cli, MCP_TOKEN);
 			const mcp = exampleWorkflow(MCP_WORKFLOW_ID);
-			await importWorkflows(cli, [SENDS, UPSERTS, restockWorkflow(), mcp]);
-			for (const id of [SENDS.id, UPSERTS.id, 'mcrmRestockFlow01', MCP_WORKFLOW_ID])
+			anna = await apiCustomer(sandbox, {
+				full_name: 'Anna Queue',
+				phone: '+15550200009',
+				messengers: [{ type: 'telegram', id: '200009' }],
+			});
+			const ask = { ...asking(9, 'queue-ask', anna, {}), id: ASK };
+			await importWorkflows(cli, [SENDS, UPSERTS, restockWorkflow(), mcp, ask]);
+			for (const id of [SENDS.id, UPSERTS.id, 'mcrmRestockFlow01', MCP_WORKFLOW_ID, ASK])
 				await publishWorkflow(cli, id);
 		},
 	);
@@ -82,6 +95,10 @@ afterAll(async () => {
 });
 
 const sentTo = (ids: string[]) => sandbox.sentTo(ids);
+/** The text of the last message a customer got. */
+const lastTo = (customerId: string) =>
+	[...sandbox.store.messages.values()].filter((m) => m.customer_id === customerId).pop()?.text ??
+	'';
 
 describe(`n8n ${N8N_VERSION} in queue mode: main and 2 workers, PostgreSQL and Redis`, () => {
 	it('4 executions of 150 upserts at once, spread over both workers: 600 customers, none failed, none twice, the limit shared', async () => {
@@ -215,6 +232,37 @@ describe(`n8n ${N8N_VERSION} in queue mode: main and 2 workers, PostgreSQL and R
 			expect.stringMatching(/^worker-[12]$/),
 			expect.stringMatching(/^worker-[12]$/),
 		]);
+	});
+
+	it('Send and Wait for Response: the execution waits, the press of Approve resumes it once, on a worker', async () => {
+		sandbox.setRateLimit({ enabled: false });
+		const response = await postToWebhook(`${stack.url}/webhook/queue-ask`, {}, {});
+		expect(response.status).toBe(200);
+		let id = '';
+		await until('the execution to wait', async () => {
+			const [latest] = await executions(session, ASK);
+			id = latest?.id ?? '';
+			return latest?.status === 'waiting';
+		});
+		const links = linksIn(lastTo(anna));
+		// A link preview opens it: nothing resumes.
+		expect((await fetch(links.Approve)).status).toBe(200);
+		expect((await press(links.Approve, 'approve')).status).toBe(200);
+		await until(
+			'the execution to end',
+			async () => (await executions(session, ASK))[0]?.status === 'success',
+		);
+		expect(answerIn(lastTo(anna))).toMatchObject({ data: { approved: true }, customer_id: anna });
+		// Started on a worker, and resumed on a worker.
+		expect(runs.get(id)).toEqual([
+			expect.stringMatching(/^worker-[12]$/),
+			expect.stringMatching(/^worker-[12]$/),
+		]);
+		expect((await press(links.Approve, 'approve')).status).toBeLessThan(500);
+		expect(await executions(session, ASK)).toHaveLength(1);
+		expect([...sandbox.store.messages.values()].filter((m) => m.customer_id === anna)).toHaveLength(
+			2,
+		);
 	});
 
 	it('the polling trigger on main keeps its state in PostgreSQL: a pool change is emitted once, across a restart of main', async () => {

@@ -218,6 +218,8 @@ export async function startQueueStack(
 		QUEUE_BULL_REDIS_HOST: '127.0.0.1',
 		QUEUE_BULL_REDIS_PORT: String(redisPort),
 		OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS: 'true',
+		// The links a worker writes (a waiting message's resume URL) lead to main, which serves them.
+		WEBHOOK_URL: `http://localhost:${options.mainPort}/`,
 		...options.env,
 	};
 	const folder = (name: string) => {

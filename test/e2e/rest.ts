@@ -59,7 +59,7 @@ export async function retryExecution(
  * published workflows' webhooks ("The requested webhook … is not registered" for a moment
  * after the start): that answer, on which nothing ran, is tried again for a minute.
  */
-async function postToWebhook(
+export async function postToWebhook(
 	url: string,
 	body: unknown,
 	headers: Record<string, string>,

@@ -383,6 +383,20 @@ describe(`a running n8n ${N8N_VERSION}`, () => {
 			await page.screenshot({ path: path.join(SCREENSHOTS, 'node-panel.png') });
 		});
 
+		it('shows Send and Wait for Response in example 8 (its response type and wait), and saves a screenshot', async () => {
+			await openNode('mcrmConfirmAppt01', 'Ask to confirm');
+			await page
+				.locator('[data-test-id="parameter-input-responseType"]')
+				.first()
+				.waitFor({ timeout: 30_000 });
+			expect(await optionsOf(page, 'responseType')).toEqual([
+				'Approval',
+				'Free Text',
+				'Custom Form',
+			]);
+			await page.screenshot({ path: path.join(SCREENSHOTS, 'send-and-wait-panel.png') });
+		});
+
 		it('shows the AI agent example with its five Messaging CRM tools, and saves screenshots', async () => {
 			await showWorkflow(AGENT_WORKFLOW_ID);
 			await page.screenshot({ path: path.join(SCREENSHOTS, 'agent-workflow.png') });

@@ -1,0 +1,261 @@
+/**
+ * Message → Send and Wait for Response in real n8n, the newest 2.x and the newest 1.x: a published
+ * workflow asks Anna on Telegram; the test reads the message the sandbox received, opens its link
+ * in Chromium as a person would and presses the page's button; the execution resumes with the
+ * answer, which the workflow's next node sends back to Anna ("Answer: {…}"), where the test reads
+ * it. Also: a link preview's GET resumes nothing, Free Text and a Custom Form through their pages,
+ * Limit Wait Time running out, a second press, n8n's Retry of the execution after the answer.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { chromium } from 'playwright-core';
+
+import type { Sandbox } from '../sandbox/server';
+import { startSandbox } from '../sandbox/server';
+import { ensureN8n, N8N_V1_VERSION, N8N_VERSION, prepareUserFolder, startN8n } from './n8n';
+import type { Session } from './rest';
+import { executions, postToWebhook, retryExecution, until } from './rest';
+import type { WorkflowJson } from './setup';
+import { answerIn, asking, FORM, linksIn, press } from './askWorkflows';
+import {
+	apiCustomer,
+	customerMessages,
+	importCredential,
+	importWorkflows,
+	privateFolder,
+	privateLog,
+	publishWorkflow,
+	setupOwner,
+} from './setup';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+describe.each([N8N_VERSION, N8N_V1_VERSION])('Send and Wait for Response in n8n %s', (version) => {
+	const options = { userFolder: privateFolder(`n8n-e2e-wait-${version}-`), version, port: 5694 };
+	const log = privateLog(`n8n-wait-${version}.log`);
+	let sandbox: Sandbox;
+	let n8n: Awaited<ReturnType<typeof startN8n>>;
+	let session: Session;
+	let browser: Browser;
+	let anna: string;
+	let workflows: Record<string, WorkflowJson>;
+	let asked = 0;
+
+	beforeAll(async () => {
+		await ensureN8n(version);
+		sandbox = await startSandbox();
+		anna = await apiCustomer(sandbox, {
+			phone: '+15550109001',
+			full_name: 'Anna',
+			messengers: [{ type: 'telegram', id: '9001' }],
+		});
+		workflows = {
+			approval: asking(1, 'ask-approval', anna, {
+				approvalOptions: { values: { approvalType: 'double' } },
+			}),
+			text: asking(2, 'ask-text', anna, { responseType: 'freeText' }),
+			form: asking(3, 'ask-form', anna, FORM),
+			timeout: asking(4, 'ask-timeout', anna, {
+				options: {
+					limitWaitTime: {
+						values: { limitType: 'afterTimeInterval', resumeAmount: 3, resumeUnit: 'seconds' },
+					},
+				},
+			}),
+			// After the answer the workflow fails (a customer the API does not know): n8n's Retry runs again.
+			retry: asking(
+				5,
+				'ask-retry',
+				anna,
+				{},
+				{
+					resource: 'message',
+					operation: 'send',
+					customerId: { __rl: true, mode: 'id', value: '00000000-0000-4000-8000-000000000000' },
+					messengerType: 'telegram',
+					content: 'text',
+					text: 'never sent',
+				},
+			),
+		};
+		prepareUserFolder(options.userFolder, true, version);
+		await importCredential(options, { baseUrl: sandbox.url, apiKey: sandbox.mintKey() });
+		await importWorkflows(options, Object.values(workflows));
+		for (const workflow of Object.values(workflows)) await publishWorkflow(options, workflow.id);
+		n8n = await startN8n({ ...options, output: log });
+		session = { url: n8n.url, cookie: await setupOwner(n8n.url) };
+		const home = privateFolder('chromium-home-');
+		browser = await chromium.launch({
+			executablePath: CHROMIUM,
+			env: { ...process.env, HOME: home, XDG_CONFIG_HOME: home, XDG_CACHE_HOME: home },
+			args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+		});
+	});
+
+	afterAll(async () => {
+		await browser?.close();
+		await n8n?.stop();
+		await sandbox?.stop();
+	});
+
+	/** Starts the workflow and waits until its execution waits; the question's links by label. */
+	async function ask(kind: string): Promise<{ execution: string; links: Record<string, string> }> {
+		const workflow = workflows[kind];
+		const path = (workflow.nodes[0].parameters as { path: string }).path;
+		const before = customerMessages(sandbox, anna).length;
+		// A body of its own: the same body again is the same event, which is asked once.
+		const response = await postToWebhook(`${n8n.url}/webhook/${path}`, { ask: ++asked }, {});
+		expect(response.status).toBe(200);
+		let execution = '';
+		await until('the execution to wait', async () => {
+			const [latest] = await executions(session, workflow.id);
+			execution = latest?.id ?? '';
+			return latest?.status === 'waiting';
+		});
+		const messages = customerMessages(sandbox, anna);
+		expect(messages).toHaveLength(before + 1);
+		return { execution, links: linksIn(messages[messages.length - 1].text ?? '') };
+	}
+
+	/** The answer the workflow sent back to Anna after the execution resumed. */
+	async function answer(workflowId: string): Promise<Record<string, unknown>> {
+		await until('the execution to end', async () => {
+			const [latest] = await executions(session, workflowId);
+			return latest?.status === 'success';
+		});
+		return answerIn(customerMessages(sandbox, anna).pop()?.text ?? '');
+	}
+
+	async function open(url: string): Promise<Page> {
+		const page = await browser.newPage();
+		await page.goto(url);
+		return page;
+	}
+
+	it("n8n 2.x offers the node as the human review step of an AI Agent's tool calls (Human in the Loop); 1.x has no such step", async () => {
+		const response = await fetch(`${n8n.url}/types/nodes.json`, {
+			headers: { cookie: session.cookie },
+		});
+		const types = (await response.json()) as Array<{
+			name: string;
+			properties: Array<{ name: string; type: string; default: unknown }>;
+			codex?: { subcategories?: Record<string, string[]> };
+		}>;
+		const review = types.find((t) => t.name === 'n8n-nodes-messaging-crm.messagingCrmHitlTool');
+		if (version.startsWith('1.')) return expect(review).toBeUndefined();
+		expect(review).toBeDefined();
+		const property = (name: string) => review!.properties.find((p) => p.name === name);
+		expect(property('operation')).toMatchObject({ type: 'hidden', default: 'sendAndWait' });
+		expect(property('responseType')).toMatchObject({ type: 'hidden', default: 'approval' });
+		expect(property('message')?.type).toBe('string');
+		expect(property('approvalOptions')?.type).toBe('fixedCollection');
+		expect(JSON.stringify(review!.codex)).toContain('Human in the Loop');
+	});
+
+	it("a link preview's GET of Approve resumes nothing; the person presses Approve on the page and the execution goes on with approved: true", async () => {
+		const { links } = await ask('approval');
+		expect(Object.keys(links)).toEqual(['Approve', 'Decline']);
+		expect(links.Approve).toContain(`/webhook-waiting/`);
+		for (const agent of [
+			'TelegramBot (like TwitterBot)',
+			'facebookexternalhit/1.1',
+			'WhatsApp/2.23',
+		]) {
+			const preview = await fetch(links.Approve, { headers: { 'User-Agent': agent } });
+			expect(preview.status).toBe(200);
+			expect(await preview.text()).toContain('Approve</button>');
+		}
+		await new Promise((resolve) => setTimeout(resolve, 1000));
+		const [still] = await executions(session, workflows.approval.id);
+		expect(still.status).toBe('waiting');
+		const page = await open(links.Approve);
+		await page.getByRole('button', { name: 'Approve' }).click();
+		await page.getByText('Your answer has been recorded').waitFor();
+		expect(await answer(workflows.approval.id)).toEqual({
+			data: { approved: true, respondedAt: expect.any(String) },
+			customer_id: anna,
+			messenger_type: 'telegram',
+		});
+		// The link again, once answered: n8n's own page says so, and nothing resumes again.
+		await page.goto(links.Approve);
+		await page.getByText('No action required').waitFor();
+		expect(await press(links.Approve, 'approve').then((r) => r.text())).toContain(
+			'No action required',
+		);
+		await page.close();
+		await new Promise((resolve) => setTimeout(resolve, 1000));
+		expect(await executions(session, workflows.approval.id)).toHaveLength(1);
+		expect(
+			customerMessages(sandbox, anna).filter((m) => m.text?.startsWith('Answer:')),
+		).toHaveLength(1);
+	});
+
+	it('Decline answers approved: false', async () => {
+		const { links } = await ask('approval');
+		const page = await open(links.Decline);
+		await page.getByRole('button', { name: 'Decline' }).click();
+		await page.getByText('Your answer has been recorded').waitFor();
+		await page.close();
+		expect((await answer(workflows.approval.id)).data).toMatchObject({ approved: false });
+	});
+
+	it('Free Text: the person writes an answer on the page; data.text', async () => {
+		const { links } = await ask('text');
+		const page = await open(links.Respond);
+		await page.locator('textarea').fill('Tuesday is fine, thanks!');
+		await page.getByRole('button', { name: 'Submit' }).click();
+		await page.getByText('Your answer has been recorded').waitFor();
+		await page.close();
+		expect((await answer(workflows.text.id)).data).toMatchObject({
+			text: 'Tuesday is fine, thanks!',
+		});
+	});
+
+	it("Custom Form: the form's fields by label", async () => {
+		const { links } = await ask('form');
+		const page = await open(links['Choose a day']);
+		await page.locator('select').selectOption('Wednesday');
+		await page.locator('input[type="number"]').fill('2');
+		await page.getByRole('button', { name: 'Submit' }).click();
+		await page.getByText('Your answer has been recorded').waitFor();
+		await page.close();
+		expect((await answer(workflows.form.id)).data).toMatchObject({ Day: 'Wednesday', Guests: 2 });
+	});
+
+	it('Limit Wait Time runs out: the workflow goes on with the input unchanged (no data)', async () => {
+		await ask('timeout');
+		await until(
+			'the wait to run out',
+			async () => (await executions(session, workflows.timeout.id))[0]?.status === 'success',
+			90_000,
+		);
+		expect(await answer(workflows.timeout.id)).toEqual({
+			data: null,
+			customer_id: null,
+			messenger_type: null,
+		});
+	});
+
+	it("n8n's Retry of the execution that failed after the answer sends the question nothing twice", async () => {
+		const { links } = await ask('retry');
+		const page = await open(links.Approve);
+		await page.getByRole('button', { name: 'Approve' }).click();
+		await page.getByText('Your answer has been recorded').waitFor();
+		await page.close();
+		let failed = '';
+		await until('the execution to fail', async () => {
+			const [latest] = await executions(session, workflows.retry.id);
+			failed = latest?.id ?? '';
+			return latest?.status === 'error';
+		});
+		const asked = customerMessages(sandbox, anna).length;
+		for (const loadWorkflow of [false, true]) {
+			await retryExecution(session, failed, loadWorkflow);
+			await until('the retry to end', async () => {
+				const list = await executions(session, workflows.retry.id);
+				return list.filter((e) => e.retryOf === failed).every((e) => e.status !== 'running');
+			});
+		}
+		await new Promise((resolve) => setTimeout(resolve, 1000));
+		expect(customerMessages(sandbox, anna)).toHaveLength(asked);
+	});
+});
