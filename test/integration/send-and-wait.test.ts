@@ -9,6 +9,7 @@ import type { IDataObject, INodeParameters, IRun, IWebhookResponseData } from 'n
 import { Workflow } from 'n8n-workflow';
 import { WebhookContext } from 'n8n-core';
 
+import { FORM } from '../e2e/askWorkflows';
 import { byId, useSandbox } from '../harness/fixtures';
 import { additionalData, crmNode, loadPackage } from '../harness/n8n';
 
@@ -285,21 +286,13 @@ describe('Message → Send and Wait for Response', () => {
 
 	it("Custom Form: the form's fields by label, numbers as numbers, a dropdown's value one of its options", async () => {
 		const id = await customer();
+		// The end-to-end tests' form, with a text area more and a title.
 		const parameters = ask(id, {
-			responseType: 'customForm',
+			...FORM,
 			formFields: {
-				values: [
-					{
-						fieldLabel: 'Day',
-						fieldType: 'dropdown',
-						requiredField: true,
-						fieldOptions: { values: [{ option: 'Tuesday' }, { option: 'Wednesday' }] },
-					},
-					{ fieldLabel: 'Guests', fieldType: 'number' },
-					{ fieldLabel: 'Note', fieldType: 'textarea' },
-				],
+				values: [...FORM.formFields.values, { fieldLabel: 'Note', fieldType: 'textarea' }],
 			},
-			options: { messageButtonLabel: 'Choose a day', responseFormTitle: 'Your appointment' },
+			options: { ...FORM.options, responseFormTitle: 'Your appointment' },
 		});
 		const { run } = await env.run(parameters);
 		const links = linksOf(sentMessages()[0].text ?? '');
