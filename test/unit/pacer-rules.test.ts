@@ -220,6 +220,29 @@ describe('rule (d): only then speed', () => {
 			Others,
 		);
 	});
+	// Eight processes of 12 started 200 ms apart, 2 ms each way: the last two left with work saw
+	// the others spend 28 of 30 in a window seen whole, and each took a part of 1 per window beside
+	// the other, sending no late answer that would see a window whole again.
+	const twelveEach = () =>
+		spread(
+			runModel(
+				{ ...SHORT, latencyMs: 2 },
+				Array.from({ length: 8 }, (_, i) => ({ items: 12, startMs: ((i * 3) % 8) * 25 })),
+			),
+		);
+	it('eight processes of 12 at 30 per 6 s started 200 ms apart: what a window seen whole held is kept two windows more at most, 96 upserts within two windows of the minimum', () => {
+		expect(twelveEach()).toBeLessThanOrEqual(36.5);
+	});
+	it('planted: kept for as long as no window is seen whole, the last two processes take 1 request a window each', () => {
+		planted(
+			'rememberWhole',
+			function (this: { wantedLast?: number }, whole?: number) {
+				if (whole !== undefined) this.wantedLast = whole;
+			},
+			() => expect(twelveEach()).toBeGreaterThan(50),
+			Others,
+		);
+	});
 	// Queue mode: one worker runs three executions (three of its requests out at once), the other
 	// one. To the first, the other's requests come between a third of its back-to-back answers.
 	const threeAndOne = (latencyMs: number, starts: number[]) => () =>

@@ -44,8 +44,9 @@ export class Others {
 	/** How many clients shared the key in the last windows, back to back or by volume (`pacerCount`). */
 	private counted: number[] = [];
 
-	/** What the others spent in the last window seen whole (see `wholeOf`). */
+	/** What the others spent in the last window seen whole (see `wholeOf`), and windows since. */
 	private wantedLast?: number;
+	private wantedAge = 0;
 
 	/** Our first answer was a 429: others spent the window before we sent (see `refusedFirst`). */
 	private spentBefore = false;
@@ -60,7 +61,7 @@ export class Others {
 		const last = this.current;
 		if (last && last.ours > 0) this.prior = last;
 		const whole = last && wholeOf(last, limit);
-		if (whole !== undefined) this.wantedLast = whole;
+		this.rememberWhole(whole);
 		// After a pause of more than a window, what the last windows said is old.
 		if (last && (last.lastAt ?? last.start) < start - length) {
 			this.prior = undefined;
@@ -77,6 +78,12 @@ export class Others {
 			this.counted.push(Math.round(Math.max(byVolume, this.lastTogether ?? 1)));
 			if (this.counted.length > COUNT_MEMORY) this.counted.shift();
 		}
+	}
+
+	/** What a window seen whole held; two windows more without one seen whole, it is old. */
+	private rememberWhole(whole: number | undefined): void {
+		if (whole !== undefined) [this.wantedLast, this.wantedAge] = [whole, 0];
+		else if (++this.wantedAge > 2) this.wantedLast = undefined;
 	}
 
 	/** No window yet, or the server does not count. */
@@ -288,8 +295,7 @@ export class Others {
 
 	/** How many send back to back, ourselves included, in this window or the last, if seen. */
 	private together(): number | undefined {
-		const seen = this.seen();
-		return seen.length ? Math.max(...seen.map(concurrency)) : this.lastTogether;
+		return this.seen().length ? Math.max(...this.seen().map(concurrency)) : this.lastTogether;
 	}
 
 	/** This window and the last, if ours came back to back often enough to count the others. */
