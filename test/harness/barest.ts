@@ -47,6 +47,7 @@ function conventionalValues(w: BarestWorld): INodeParameters {
 		pipelineId: DEMO.salesPipeline,
 		messengerType: 'telegram',
 		text: 'Hello',
+		message: 'Can you make it on Tuesday?',
 		code: 'WELCOME-001',
 		codes: 'BAREST-1',
 	};

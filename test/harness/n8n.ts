@@ -65,8 +65,9 @@ export function loadPackage(): Promise<Loaded> {
 			const short = name.startsWith(`${loader.packageName}.`)
 				? name.slice(loader.packageName.length + 1)
 				: name;
-			// The tool variant n8n derives from `usableAsTool` runs the same class under `<name>Tool`.
-			const entry = nodes[short] ?? nodes[name] ?? nodes[short.replace(/Tool$/, '')];
+			// The tool variant n8n derives from `usableAsTool` runs the same class under `<name>Tool`,
+			// and n8n 2.x's human review step of Send and Wait under `<name>HitlTool`.
+			const entry = nodes[short] ?? nodes[name] ?? nodes[short.replace(/(Hitl)?Tool$/, '')];
 			if (!entry) throw new Error(`Node type ${name} is not in the package`);
 			return entry.type;
 		};

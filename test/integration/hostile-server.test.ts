@@ -182,6 +182,8 @@ describe('a server that echoes the request headers and the key in its errors', (
 		env.sandbox.injectFault(fault);
 		for (const [key, parameters] of Object.entries(configs)) {
 			const [resource, operation] = key.split('.');
+			// As a tool, Send and Wait refuses before any request (send-and-wait.test.ts).
+			if (run.node !== undefined && key === 'message.sendAndWait') continue;
 			env.sandbox.clearRequests();
 			// runNode fails the test if the key is in any item, error, run data or log line.
 			const result = await env.run({ resource, operation, ...parameters } as INodeParameters, run);

@@ -11,7 +11,7 @@ import { WebhookContext } from 'n8n-core';
 
 import { FORM } from '../e2e/askWorkflows';
 import { byId, useSandbox } from '../harness/fixtures';
-import { additionalData, crmNode, loadPackage } from '../harness/n8n';
+import { additionalData, crmNode, loadPackage, NODE_TYPE } from '../harness/n8n';
 
 const env = useSandbox();
 
@@ -233,6 +233,19 @@ describe('Message → Send and Wait for Response', () => {
 		expect(opened.result).toEqual({ noWebhookResponse: true });
 		expect(opened.page.status).toBe(500);
 		expect(opened.page.body).toContain('Nothing was recorded');
+	});
+
+	it("as an AI Agent's tool it refuses before any request, saying what to use instead; as n8n 2.x's human review step (messagingCrmHitlTool) it sends and waits", async () => {
+		const id = await customer();
+		const asTool = await env.run(ask(id), { node: { type: `${NODE_TYPE}Tool` } });
+		expect(env.sandbox.requests()).toHaveLength(0);
+		expect(JSON.stringify(asTool.items[0]?.json ?? asTool.error?.message)).toContain(
+			'operation_not_available',
+		);
+		const review = await env.run(ask(id), { node: { type: `${NODE_TYPE}HitlTool` } });
+		expect(review.error).toBeUndefined();
+		expect(review.run.data.waitTill?.getFullYear()).toBe(3000);
+		expect(sentMessages()).toHaveLength(1);
 	});
 
 	it("a link preview's GET of Approve shows a page and resumes nothing; the page's POST answers approved: true with the customer and messenger", async () => {

@@ -5,12 +5,12 @@ import { apiFailureOf } from '../../transport/errors';
 import { runsAsTool } from '../../helpers/runsAsTool';
 import { customerLocator, resolveCustomerId } from '../../shared/customer';
 import { optionalAgentId } from '../../shared/descriptions';
-import { customKey, repeatProtectionHint, SEND_WORDS } from '../../shared/idempotency';
+import { customKey } from '../../shared/idempotency';
 import type { WaitConfig } from '../../wait/config';
 import { readWait, withLinks } from '../../wait/config';
 import { waitFields } from '../../wait/description';
 import { LINK } from '../../wait/webhook';
-import type { OperationOption, PanelHint } from '../node.type';
+import type { OperationOption } from '../node.type';
 import { messengerOrderField } from './bestAvailable';
 import { agentField, deliver, messengerField, messengerOf } from './send.operation';
 
@@ -30,9 +30,6 @@ export const option: OperationOption = {
 	description:
 		"Send a message with links to approve, decline or answer a form, and pause the workflow until the customer answers (or Limit Wait Time runs out). Opening a link never answers: only the page's button does. One item per run. Scope: messages:send.",
 };
-
-/** Before a run: a repeat sends nothing, and does not wait. */
-export const panelHint: PanelHint = repeatProtectionHint(SEND_WORDS);
 
 /**
  * The link that answers `query`: n8n's signed resume URL to this node (n8n 1.107 and later), or its
@@ -84,8 +81,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const wait = readWait(this, itemIndex, Date.now());
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const ownKey = customKey(this, itemIndex, options.idempotencyKey);
-	const customerId = await resolveCustomerId(this, itemIndex);
 	const base: IDataObject = { agent_id: optionalAgentId(this, itemIndex) };
+	const customerId = await resolveCustomerId(this, itemIndex);
 	const answered = (messenger: string) =>
 		withLinks(wait.message, links(this, wait, customerId, messenger));
 	// n8n 1.x checks the links' signature only when asked to.
