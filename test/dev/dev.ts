@@ -229,13 +229,22 @@ async function main() {
 			await importCredential(options, { baseUrl: sandboxUrl, apiKey: DEMO_API_KEY });
 			await importMcpToken(options, DEMO_MCP_TOKEN);
 			// Example 7 first, published: publishing marks a workflow updated, and the editor lists
-			// the last updated first, so the others are stamped after it (1 to 8 from the top).
+			// the last updated first, so the examples before it are stamped after its publishing and
+			// those after it before (1 to 8 from the top).
 			const isWindow = (w: WorkflowJson) => w.id === WINDOW_WORKFLOW_ID;
+			const before = Date.now();
 			await importWorkflows(options, examples.filter(isWindow));
 			await publishWorkflow(options, WINDOW_WORKFLOW_ID);
+			const seventh = examples.findIndex(isWindow);
+			const after = Date.now() + 1000 * seventh;
 			await importWorkflows(
 				options,
-				exampleWorkflows(Date.now() + 10_000).filter((w) => !isWindow(w)),
+				examples
+					.map((w, i) => {
+						const at = new Date(i < seventh ? after - 1000 * i : before - 1000 * i).toISOString();
+						return { ...w, createdAt: at, updatedAt: at };
+					})
+					.filter((w) => !isWindow(w)),
 			);
 			return;
 		}

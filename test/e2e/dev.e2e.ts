@@ -29,6 +29,7 @@ import {
 	until,
 	workflowExists,
 } from './rest';
+import { press } from './askWorkflows';
 import {
 	DEMO_MCP_TOKEN,
 	exampleWorkflows,
@@ -142,7 +143,7 @@ async function sandboxState(dev: Dev) {
 	});
 	return (await response.json()) as {
 		customers: Array<{ id: string; phone: string | null }>;
-		messages: Array<{ customer_id: string; status: string }>;
+		messages: Array<{ customer_id: string; status: string; text: string | null }>;
 	};
 }
 /** Welcome messages sent to the customer with this phone (the sample submission's, by default). */
@@ -260,6 +261,33 @@ describe(`npm run dev:queue (n8n ${N8N_VERSION}, PostgreSQL, Redis, 2 workers), 
 		await until('its execution to end', async () =>
 			(await executions(session, WELCOME_FLOW)).some((e) => e.status === 'success'),
 		);
+		// Example 8: Send and Wait for Response asks Anna Petrova; the terminal shows the message's
+		// links; the press of "Yes" resumes the execution, which thanks her.
+		const anna = demoPersonId('Anna Petrova');
+		const asked = await startInEditor(session, 'mcrmConfirmAppt01', 'Ask Anna (run me)');
+		let yes = '';
+		await until(
+			'the terminal to show the links of example 8',
+			() => {
+				yes = /^ {2}Yes, I'll be there: (\S+)$/m.exec(dev!.output())?.[1] ?? '';
+				return yes !== '';
+			},
+			120_000,
+		);
+		expect(dev.output()).toContain(
+			'Anna Petrova got a message on telegram that waits for an answer:',
+		);
+		expect((await press(yes, 'approve')).status).toBe(200);
+		await until(
+			'example 8 to end',
+			async () =>
+				(await executions(session, 'mcrmConfirmAppt01')).find((e) => e.id === asked)?.status ===
+				'success',
+			120_000,
+		);
+		expect(
+			(await sandboxState(dev!)).messages.filter((m) => m.customer_id === anna).map((m) => m.text),
+		).toContain('Thank you, see you on **Tuesday at 10:00**!');
 		// Example 7, published at the first start, follows up with Eva Novak once her window (63
 		// minutes after the company was made) is an hour from closing: by the sandbox's own clock.
 		const eva = demoPersonId('Eva Novak');
