@@ -131,46 +131,55 @@ export function waitTill(ctx: Reader, now: number, itemIndex = 0): Date {
 	return new Date(now + Math.round(amount * seconds * 1000));
 }
 
+/** The response type (Approval, unless one of the others is set). */
+export function responseTypeOf(ctx: Reader, itemIndex = 0): ResponseType {
+	const type = String(param(ctx, 'responseType', 'approval', itemIndex));
+	return (RESPONSE_TYPES as readonly string[]).includes(type) ? (type as ResponseType) : 'approval';
+}
+
+/** The links' labels and what each answers: Approve (true), Decline (false); a form's link: true. */
+export function choicesOf(
+	ctx: Reader,
+	responseType: ResponseType,
+	itemIndex = 0,
+): WaitConfig['choices'] {
+	const node = ctx.getNode();
+	if (responseType !== 'approval') {
+		const button = optionsOf(ctx, itemIndex).messageButtonLabel ?? 'Respond';
+		return [{ label: label(node, itemIndex, 'Message Button Label', button), approved: true }];
+	}
+	const values = (param(ctx, 'approvalOptions.values', {}, itemIndex) ?? {}) as IDataObject;
+	const approve = label(node, itemIndex, 'Approve Button Label', values.approveLabel ?? 'Approve');
+	const choices = [{ label: approve, approved: true }];
+	if (values.approvalType === 'double') {
+		const decline = values.disapproveLabel ?? 'Decline';
+		choices.push({
+			label: label(node, itemIndex, 'Decline Button Label', decline),
+			approved: false,
+		});
+	}
+	return choices;
+}
+
 /** The message's question, its links and its wait, checked before any request. */
 export function readWait(ctx: Reader, itemIndex: number, now: number): WaitConfig {
-	const node = ctx.getNode();
 	const message = param(ctx, 'message', '', itemIndex);
 	if (typeof message !== 'string' || message.trim() === '')
 		throw invalidInput(
-			node,
+			ctx.getNode(),
 			itemIndex,
 			'Message',
 			'is empty',
 			'Write what the customer is asked, e.g. "Can you make it on Tuesday at 10:00?".',
 		);
-	const type = String(param(ctx, 'responseType', 'approval', itemIndex));
-	const responseType = (RESPONSE_TYPES as readonly string[]).includes(type)
-		? (type as ResponseType)
-		: 'approval';
-	let choices: WaitConfig['choices'];
-	let fields: FormField[] = [];
-	if (responseType === 'approval') {
-		const values = (param(ctx, 'approvalOptions.values', {}, itemIndex) ?? {}) as IDataObject;
-		const approve = label(
-			node,
-			itemIndex,
-			'Approve Button Label',
-			values.approveLabel ?? 'Approve',
-		);
-		choices = [{ label: approve, approved: true }];
-		if (values.approvalType === 'double') {
-			const decline = values.disapproveLabel ?? 'Decline';
-			choices.push({
-				label: label(node, itemIndex, 'Decline Button Label', decline),
-				approved: false,
-			});
-		}
-	} else {
-		const button = optionsOf(ctx, itemIndex).messageButtonLabel ?? 'Respond';
-		choices = [{ label: label(node, itemIndex, 'Message Button Label', button), approved: true }];
-		if (responseType === 'customForm') fields = formFields(ctx, itemIndex);
-	}
-	return { message, responseType, choices, fields, waitTill: waitTill(ctx, now, itemIndex) };
+	const responseType = responseTypeOf(ctx, itemIndex);
+	return {
+		message,
+		responseType,
+		choices: choicesOf(ctx, responseType, itemIndex),
+		fields: responseType === 'customForm' ? formFields(ctx, itemIndex) : [],
+		waitTill: waitTill(ctx, now, itemIndex),
+	};
 }
 
 /** The message as sent: the question, then each link on a line of its own. */

@@ -14,8 +14,7 @@ import type {
 } from 'n8n-workflow';
 
 import type { FormField } from './config';
-import { formFields } from './config';
-import type { ResponseType } from './description';
+import { choicesOf, formFields, responseTypeOf } from './config';
 import { choicePage, FAULT_PAGE, fieldName, formPage, PAGE_HEADERS, RECORDED_PAGE } from './pages';
 
 /** Free Text's form: one text area. */
@@ -69,7 +68,6 @@ function answerOf(
 }
 
 async function answer(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-	const res = this.getResponseObject();
 	const query = this.getQueryData() as IDataObject;
 	const param = <T>(name: string, fallback: T): T =>
 		this.getNodeParameter(name, fallback as never) as unknown as T;
@@ -77,14 +75,9 @@ async function answer(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		getNode: () => this.getNode(),
 		getNodeParameter: (name: string, _item: number, fallback: unknown) => param(name, fallback),
 	} as unknown as Pick<IExecuteFunctions, 'getNode' | 'getNodeParameter'>;
-	const send = (status: number, html: string): IWebhookResponseData => {
-		res.status(status);
-		for (const [name, value] of Object.entries(PAGE_HEADERS)) res.setHeader(name, value);
-		res.send(html);
-		return { noWebhookResponse: true };
-	};
+	const send = (status: number, html: string) => sendPage(this, status, html);
 	const message = String(param('message', '') ?? '');
-	const responseType = param<ResponseType>('responseType', 'approval');
+	const responseType = responseTypeOf(reader);
 	const options = param<IDataObject>('options', {});
 	const approved = query[LINK.approved] !== 'false';
 	const fields = responseType === 'customForm' ? formFields(reader) : [FREE_TEXT];
@@ -100,10 +93,12 @@ async function answer(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const method = this.getRequestObject().method;
 	if (method !== 'POST') {
 		if (responseType !== 'approval') return send(200, form());
-		const values = param<IDataObject>('approvalOptions.values', {});
-		const words = approved ? values.approveLabel || 'Approve' : values.disapproveLabel || 'Decline';
-		const label = String(words).trim().replace(/[[\]]/g, '');
-		return send(200, choicePage(message, { label, approved }));
+		// The label the message gave this link (the workflow changed since: the answer's own word).
+		const choice = choicesOf(reader, responseType).find((c) => c.approved === approved);
+		return send(
+			200,
+			choicePage(message, choice ?? { label: approved ? 'Approve' : 'Decline', approved }),
+		);
 	}
 	let data: IDataObject;
 	if (responseType === 'approval') data = { approved };
@@ -123,7 +118,7 @@ async function answer(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const sentTo: IDataObject = {};
 	if (typeof query[LINK.customer] === 'string') sentTo.customer_id = query[LINK.customer];
 	if (typeof query[LINK.messenger] === 'string') sentTo.messenger_type = query[LINK.messenger];
-	for (const [name, value] of Object.entries(PAGE_HEADERS)) res.setHeader(name, value);
+	pageHeaders(this.getResponseObject());
 	return {
 		webhookResponse: RECORDED_PAGE,
 		workflowData: [
@@ -145,10 +140,20 @@ export async function sendAndWaitWebhook(this: IWebhookFunctions): Promise<IWebh
 	try {
 		return await answer.call(this);
 	} catch {
-		const res = this.getResponseObject();
-		res.status(500);
-		for (const [name, value] of Object.entries(PAGE_HEADERS)) res.setHeader(name, value);
-		res.send(FAULT_PAGE);
-		return { noWebhookResponse: true };
+		return sendPage(this, 500, FAULT_PAGE);
 	}
+}
+
+/** The headers every page goes with (PAGE_HEADERS). */
+function pageHeaders(res: ReturnType<IWebhookFunctions['getResponseObject']>): void {
+	for (const [name, value] of Object.entries(PAGE_HEADERS)) res.setHeader(name, value);
+}
+
+/** A page as the whole answer, the execution left as it is. */
+function sendPage(ctx: IWebhookFunctions, status: number, html: string): IWebhookResponseData {
+	const res = ctx.getResponseObject();
+	res.status(status);
+	pageHeaders(res);
+	res.send(html);
+	return { noWebhookResponse: true };
 }
