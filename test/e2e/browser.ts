@@ -8,17 +8,14 @@ import { privateFolder } from './setup';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-/**
- * Chromium with the flags this machine's closed network needs (no background connections), and a
- * page whose cookie is the owner's session (`cookie` as setupOwner returns it).
- */
-export async function openEditor(cookie: string): Promise<{ browser: Browser; page: Page }> {
+/** Chromium with the flags this machine's closed network needs (no background connections). */
+export async function launchChromium(): Promise<Browser> {
 	if (!existsSync(CHROMIUM))
 		throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium`);
 	// Chromium keeps its certificate store (~/.pki) and caches in the home folder whatever its
 	// profile: a private one of its own, removed with the test file's other folders.
 	const home = privateFolder('chromium-home-');
-	const browser = await chromium.launch({
+	return await chromium.launch({
 		executablePath: CHROMIUM,
 		env: { ...process.env, HOME: home, XDG_CONFIG_HOME: home, XDG_CACHE_HOME: home },
 		args: [
@@ -31,6 +28,11 @@ export async function openEditor(cookie: string): Promise<{ browser: Browser; pa
 			'--disable-sync',
 		],
 	});
+}
+
+/** Chromium and a page whose cookie is the owner's session (`cookie` as setupOwner returns it). */
+export async function openEditor(cookie: string): Promise<{ browser: Browser; page: Page }> {
+	const browser = await launchChromium();
 	const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
 	const [name, value] = cookie.split('=');
 	await context.addCookies([{ name, value, domain: 'localhost', path: '/' }]);

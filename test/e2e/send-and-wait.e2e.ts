@@ -7,9 +7,9 @@
  * Limit Wait Time running out, a second press, n8n's Retry of the execution after the answer.
  */
 import type { Browser, Page } from 'playwright-core';
-import { chromium } from 'playwright-core';
 
 import type { Sandbox } from '../sandbox/server';
+import { launchChromium } from './browser';
 import { startSandbox } from '../sandbox/server';
 import { ensureN8n, N8N_V1_VERSION, N8N_VERSION, prepareUserFolder, startN8n } from './n8n';
 import type { Session } from './rest';
@@ -26,8 +26,6 @@ import {
 	publishWorkflow,
 	setupOwner,
 } from './setup';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 describe.each([N8N_VERSION, N8N_V1_VERSION])('Send and Wait for Response in n8n %s', (version) => {
 	const options = { userFolder: privateFolder(`n8n-e2e-wait-${version}-`), version, port: 5694 };
@@ -83,12 +81,8 @@ describe.each([N8N_VERSION, N8N_V1_VERSION])('Send and Wait for Response in n8n 
 		for (const workflow of Object.values(workflows)) await publishWorkflow(options, workflow.id);
 		n8n = await startN8n({ ...options, output: log });
 		session = { url: n8n.url, cookie: await setupOwner(n8n.url) };
-		const home = privateFolder('chromium-home-');
-		browser = await chromium.launch({
-			executablePath: CHROMIUM,
-			env: { ...process.env, HOME: home, XDG_CONFIG_HOME: home, XDG_CACHE_HOME: home },
-			args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-		});
+		// A customer's browser: no n8n session.
+		browser = await launchChromium();
 	});
 
 	afterAll(async () => {
