@@ -15,6 +15,7 @@ import {
 } from '../../nodes/MessagingCrm/transport/rateHeaders';
 import type { Refusal } from '../../nodes/MessagingCrm/transport/rateLimit';
 import { Pacer } from '../../nodes/MessagingCrm/transport/rateLimit';
+import { prng } from './prng';
 
 export type ResetForm =
 	| 'exact'
@@ -208,6 +209,13 @@ export function runModel(
 		cotenantBurstAtMs?: number;
 		/** The co-tenant sends one request at its start (it shows itself before its first burst). */
 		cotenantStartup?: boolean;
+		/**
+		 * The co-tenant sends its `cotenantPerWindow` at moments drawn at random in each window-long
+		 * cycle from its start (this seed), instead of spreading them or sending them at once.
+		 */
+		cotenantRandomSeed?: number;
+		/** The seed of the answers' jitter (ServerModel.jitterMs). */
+		jitterSeed?: number;
 		untilMs?: number;
 		startAt?: number;
 	} = {},
@@ -242,7 +250,7 @@ export function runModel(
 	if (server.jitterMs > 0 && server.limiter !== 'fixed') {
 		throw new Error('jitterMs is modelled with fixed windows only');
 	}
-	let seed = 12345;
+	let seed = options.jitterSeed ?? 12345;
 	const jitter = () => {
 		seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff;
 		return (seed / 2 ** 31) * server.jitterMs;
@@ -275,9 +283,27 @@ export function runModel(
 	let startup = options.cotenantStartup === true;
 	let cotenantAt = Number.isFinite(every) ? cotenantStart : Infinity;
 	if (burstAt !== undefined && !startup) cotenantAt += burstAt;
+	// At random moments: each cycle's moments drawn when it begins, sent in order.
+	const random =
+		options.cotenantRandomSeed === undefined ? undefined : prng(options.cotenantRandomSeed);
+	let moments: number[] = [];
+	let cycle = 0;
+	const drawCycle = () => {
+		const base = cotenantStart + cycle++ * server.windowMs;
+		const n = options.cotenantPerWindow ?? 0;
+		moments = Array.from({ length: n }, () => base + (random as () => number)() * server.windowMs);
+		moments.sort((a, b) => b - a);
+	};
+	if (random && Number.isFinite(cotenantAt)) {
+		drawCycle();
+		cotenantAt = moments.pop() as number;
+	}
 	/** The co-tenant's next request after the one at `cotenantAt`. */
 	const nextCotenant = () => {
-		if (burstAt === undefined) {
+		if (random) {
+			while (!moments.length) drawCycle();
+			cotenantAt = moments.pop() as number;
+		} else if (burstAt === undefined) {
 			cotenantAt += cotenantAt - t0 >= (options.cotenantBusierAt ?? Infinity) ? busier : every;
 			if (options.cotenantAwaits) cotenantAt += 2 * lat;
 		} else if (startup) {

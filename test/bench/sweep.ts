@@ -1,0 +1,33 @@
+/**
+ * The model sweep: many random members of each family of the pacer's promises
+ * (test/harness/families.ts), in simulated time, with the seed and the worst member printed so that
+ * any one can be replayed. `npm run sweep -- [members] [first seed] [families]`, for example
+ * `npm run sweep -- 500 1 F1,F3` (F3s: the processes' family at 30 per 6 s).
+ */
+import type { Family } from '../harness/families';
+import { describeMember, sweep } from '../harness/families';
+
+const members = Number(process.argv[2] ?? 500);
+const seed = Number(process.argv[3] ?? 1);
+const families = (process.argv[4] ?? 'F1,F2,F3,F3s,F4').split(',');
+
+const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
+console.log(`Model sweep: ${members} members of each family from seed ${seed}`);
+for (const name of families) {
+	const short = name === 'F3s';
+	const { failures, worst } = sweep((short ? 'F3' : name) as Family, seed, members, short);
+	const v = worst.verdict;
+	console.log(`\n${name}: the property held for ${members - failures.length} of ${members}`);
+	const causes = new Map<string, number>();
+	for (const f of failures) {
+		for (const why of f.verdict.why) {
+			const cause = why.replace(/[\d.]+/g, 'N');
+			causes.set(cause, (causes.get(cause) ?? 0) + 1);
+		}
+	}
+	for (const [cause, n] of causes) console.log(`  ${n}× ${cause}`);
+	console.log(`  worst: ${describeMember(worst.member)}`);
+	console.log(
+		`         ${v.ok ? 'held' : v.why.join('; ')}; ${v.ofMinimum.toFixed(2)}× the minimum, ${pct(v.refusedShare)} answered 429`,
+	);
+}

@@ -1,0 +1,259 @@
+/**
+ * The pacer's promises as properties over families of cases (docs/retries-and-rate-limit.md, the
+ * rate limit): each family draws a member at random from a seed, runs it in the model
+ * (rateModel.ts), and says whether the property holds and by how much. The model sweep
+ * (test/unit/pacer-families.test.ts) and the benchmark (test/bench) draw their members here.
+ *
+ * A window is the server's window; a client starts with its first request, accepted or not.
+ * Answers are late (1 to 8 ms each way) and jittered (up to 20 ms more each way), as those of
+ * processes waiting for two cores are.
+ */
+import type { ModelResult, ResetForm, ServerModel } from './rateModel';
+import { runModel } from './rateModel';
+import { prng } from './prng';
+
+export type Family = 'F1' | 'F2' | 'F3' | 'F4';
+
+/** One member of a family, as drawn: enough to run it again in the model or the benchmark. */
+export interface Member {
+	family: Family;
+	seed: number;
+	limit: number;
+	windowMs: number;
+	latencyMs: number;
+	jitterMs: number;
+	/** The node's processes: items each and when each starts (ms). */
+	processes: Array<{ items: number; startMs: number }>;
+	/** The key's other client, if any. */
+	cotenant?: {
+		/** Requests per window. */
+		rate: number;
+		kind: 'spreading' | 'bursting' | 'random';
+		startMs: number;
+		/** Bursting: this long after its start, every window-long cycle. */
+		phaseMs?: number;
+	};
+	reset?: ResetForm;
+	clockBehindS?: number;
+	date?: 'server' | 'host' | 'none';
+	retryAfter?: boolean;
+	/** The key was spent before the run until then (ms): first contact is refused. */
+	spentUntilMs?: number;
+}
+
+/** What a member's run showed, and whether the family's property held. */
+export interface Verdict {
+	ok: boolean;
+	/** The node's time from its first request to its last answer over its bound (≤ 1 holds). */
+	timeRatio: number;
+	/** The node's time over the family's minimum (what the docs report). */
+	ofMinimum: number;
+	/** The other client's requests refused where the property allows none. */
+	refusedAfter: number;
+	/** Answered 429, of the node's requests. */
+	refusedShare: number;
+	lost: number;
+	why: string[];
+}
+
+const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
+const between = (r: () => number, lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));
+
+/** Draws member `seed` of `family` (at the API's 120 per 60 s, or `short`: 30 per 6 s, for F3). */
+export function draw(family: Family, seed: number, short = false): Member {
+	const r = prng(seed * 7919 + family.charCodeAt(1));
+	const base = {
+		family,
+		seed,
+		limit: short ? 30 : 120,
+		windowMs: short ? 6000 : 60_000,
+		latencyMs: between(r, 1, 8),
+		jitterMs: between(r, 0, 20),
+	};
+	const w = base.windowMs;
+	if (family === 'F1') {
+		const rate = between(r, 10, 80);
+		const kind = pick(r, ['spreading', 'bursting', 'random'] as const);
+		// Its first and last second of the window included.
+		const phaseMs = kind === 'bursting' ? pick(r, [0, 59_000, between(r, 0, 59) * 1000]) : 0;
+		return {
+			...base,
+			processes: [{ items: between(r, 150, 600), startMs: between(r, 0, w - 1) }],
+			cotenant: { rate, kind, startMs: 0, phaseMs },
+		};
+	}
+	if (family === 'F2') {
+		const items = between(r, 200, 1000);
+		const windows = Math.ceil(items / 120);
+		const kind = pick(r, ['spreading', 'bursting'] as const);
+		return {
+			...base,
+			processes: [{ items, startMs: 0 }],
+			cotenant: {
+				rate: between(r, 10, 40),
+				kind,
+				startMs: between(r, 0, Math.max(1, windows - 1) * w),
+				phaseMs: 0,
+			},
+		};
+	}
+	if (family === 'F3') {
+		const n = between(r, 2, 8);
+		const total = short ? between(r, 12, 150) : between(r, 50, 600);
+		const weights = Array.from({ length: n }, () => (r() < 0.5 ? 1 : 0.2 + r()));
+		const sum = weights.reduce((a, b) => a + b, 0);
+		const items = weights.map((x) => Math.max(1, Math.round((x / sum) * total)));
+		const together = r() < 0.25;
+		return {
+			...base,
+			processes: items.map((i) => ({ items: i, startMs: together ? 0 : between(r, 0, 5000) })),
+		};
+	}
+	const reset = pick(r, ['exact', 'floor', 'ceil', 'epoch', 'epoch-floor', 'epoch-ms'] as const);
+	const epoch = reset.startsWith('epoch');
+	return {
+		...base,
+		processes: [{ items: pick(r, [50, 150, 300, 340, 1000]), startMs: 0 }],
+		reset,
+		clockBehindS: epoch ? between(r, 0, 2) : 0,
+		date: epoch ? pick(r, ['server', 'host', 'none'] as const) : 'server',
+		retryAfter: r() < 0.5,
+		spentUntilMs: r() < 0.3 ? between(r, 1000, w - 1000) : undefined,
+	};
+}
+
+/** Runs a member in the model. */
+export function runMember(m: Member): ModelResult {
+	const { limit, windowMs, latencyMs, jitterMs } = m;
+	const server: ServerModel = { limit, windowMs, latencyMs, jitterMs };
+	// Only what the member sets: the model's defaults stand for the rest.
+	for (const key of ['reset', 'clockBehindS', 'date', 'retryAfter', 'spentUntilMs'] as const) {
+		if (m[key] !== undefined) Object.assign(server, { [key]: m[key] });
+	}
+	const c = m.cotenant;
+	return runModel(server, m.processes, {
+		jitterSeed: m.seed + 1,
+		untilMs: 4 * 3_600_000,
+		...(c && {
+			cotenantPerWindow: c.rate,
+			cotenantStartMs: c.startMs,
+			...(c.kind === 'bursting' && { cotenantBurstAtMs: c.phaseMs, cotenantStartup: true }),
+			...(c.kind === 'random' && { cotenantRandomSeed: m.seed + 2 }),
+		}),
+	});
+}
+
+/**
+ * The family's property for a member's run. `bound` is the node's minimum: the windows it needs
+ * (its fair share beside the co-tenant, the limit alone or among its processes), whole windows
+ * apart, and its last window's requests at one round trip each.
+ */
+export function judge(m: Member, res: ModelResult): Verdict {
+	const why: string[] = [];
+	// Back to back, a request takes at most a round trip with the most jitter each way.
+	const rtt = 2 * (m.latencyMs + m.jitterMs);
+	const nodeLog = res.log.filter((e) => e.client >= 0);
+	const refusedShare = nodeLog.filter((e) => !e.ok).length / Math.max(1, nodeLog.length);
+	const lost = res.clients.reduce((a, c) => a + c.lost, 0);
+	const done = res.clients.reduce((a, c) => a + c.done, 0);
+	const total = m.processes.reduce((a, p) => a + p.items, 0);
+	if (lost > 0) why.push(`${lost} lost`);
+	if (done + lost < total) why.push(`${total - done - lost} never done`);
+	const first = Math.min(...res.clients.map((c) => c.first));
+	const last = Math.max(...res.clients.map((c) => c.last));
+	const elapsed = last - first;
+	const perWindow = m.limit - (m.family === 'F1' ? (m.cotenant?.rate ?? 0) : 0);
+	const windows = Math.ceil(total / perWindow);
+	const lastWindow = total - (windows - 1) * perWindow;
+	const starts = Math.max(...m.processes.map((p) => p.startMs));
+	const minimum = (windows - 1) * m.windowMs;
+	const slack = m.family === 'F4' ? 1.03 : m.windowMs < 60_000 ? 1.15 : 1.1;
+	const tail = lastWindow * rtt + (windows === 1 ? starts : 0);
+	let bound = slack * minimum + tail;
+	// Refused first contact: the announced reset is waited out before anything goes, and probed (in
+	// whole seconds it may lie a second later than it reads; on a slow clock the pacer cannot learn,
+	// as many seconds earlier).
+	const whole = m.reset !== undefined && m.reset !== 'exact' && m.reset !== 'epoch-ms';
+	const unlearned = (m.clockBehindS ?? 0) > 0 && m.date !== 'server';
+	const off = (whole ? 1 : 0) + (unlearned ? 1 : 0);
+	if (m.spentUntilMs) bound += m.spentUntilMs + 1000 * (1 + off + (m.clockBehindS ?? 0));
+	const timeRatio = elapsed / Math.max(1, bound);
+	let refusedAfter = 0;
+	const its = res.log.filter((e) => e.client === -1);
+	if (m.family === 'F1' || m.family === 'F2') {
+		const startWindow = its.length ? its[0].window : 0;
+		const allowed = m.family === 'F1' ? 0 : m.cotenant?.kind === 'bursting' ? 1 : 0;
+		refusedAfter = its.filter((e) => !e.ok && e.window > startWindow + allowed).length;
+		if (refusedAfter > 0)
+			why.push(`co-tenant refused ${refusedAfter} after its window ${startWindow + allowed}`);
+	}
+	if (m.family === 'F2') {
+		// Alone meanwhile: each whole window before the co-tenant's holds the limit (the look's slot aside).
+		const startWindow = its.length ? its[0].window : Infinity;
+		const counts = new Map<number, number>();
+		for (const e of nodeLog) if (e.ok) counts.set(e.window, (counts.get(e.window) ?? 0) + 1);
+		const lastNodeWindow = Math.max(...counts.keys());
+		for (const [w, n] of counts) {
+			if (w < startWindow && w < lastNodeWindow && n < m.limit - 1) {
+				why.push(`alone, window ${w} held ${n}`);
+			}
+		}
+	}
+	if (m.family === 'F2') {
+		// The node's time is not bounded here beyond finishing: it shares the key from the join on.
+	} else if (timeRatio > 1) {
+		why.push(`${(elapsed / 1000).toFixed(1)} s over the bound ${(bound / 1000).toFixed(1)} s`);
+	}
+	if (m.family === 'F3' && refusedShare > 0.02) {
+		why.push(`${(100 * refusedShare).toFixed(1)} % answered 429`);
+	}
+	if (m.family === 'F4' && m.spentUntilMs) {
+		// Refused first contact: one request per announced reset (one more for a reset rounded down).
+		const before = nodeLog.findIndex((e) => e.ok);
+		const allowed = 1 + off;
+		if (before > allowed) why.push(`${before} refused before the first answer`);
+	}
+	return {
+		ok: why.length === 0,
+		timeRatio: m.family === 'F2' ? 0 : timeRatio,
+		ofMinimum: elapsed / Math.max(1, minimum + tail + (m.spentUntilMs ?? 0)),
+		refusedAfter,
+		refusedShare,
+		lost,
+		why,
+	};
+}
+
+/** How far a verdict is from failing (higher is worse): the worst member is the highest. */
+export function badness(v: Verdict): number {
+	return (
+		(v.ok ? 0 : 1000) + 100 * v.refusedAfter + v.lost * 100 + 50 * v.refusedShare + v.timeRatio
+	);
+}
+
+/** Sweeps `count` members of a family from `seed` on: the failures and the worst member. */
+export function sweep(family: Family, seed: number, count: number, short = false) {
+	const failures: Array<{ member: Member; verdict: Verdict }> = [];
+	let worst: { member: Member; verdict: Verdict } | undefined;
+	for (let i = 0; i < count; i++) {
+		const member = draw(family, seed + i, short);
+		const verdict = judge(member, runMember(member));
+		if (!verdict.ok) failures.push({ member, verdict });
+		if (!worst || badness(verdict) > badness(worst.verdict)) worst = { member, verdict };
+	}
+	return { failures, worst: worst as { member: Member; verdict: Verdict } };
+}
+
+/** A member in one line, to replay it. */
+export function describeMember(m: Member): string {
+	const c = m.cotenant;
+	const procs = m.processes.map((p) => `${p.items}@${(p.startMs / 1000).toFixed(1)}s`).join(' ');
+	const co = c
+		? ` co-tenant ${c.rate}/window ${c.kind}${c.kind === 'bursting' ? ` at ${(c.phaseMs ?? 0) / 1000} s` : ''} from ${(c.startMs / 1000).toFixed(1)} s`
+		: '';
+	const reset = m.reset
+		? ` reset ${m.reset}${m.clockBehindS ? ` ${m.clockBehindS} s behind` : ''}`
+		: '';
+	const spent = m.spentUntilMs ? ` key spent until ${m.spentUntilMs} ms` : '';
+	return `${m.family} seed ${m.seed}: ${m.limit} per ${m.windowMs / 1000} s, ${m.latencyMs} ms + ${m.jitterMs} ms; node ${procs}${co}${reset}${spent}`;
+}
