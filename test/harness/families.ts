@@ -1,8 +1,8 @@
 /**
  * The pacer's promises as properties over families of cases (docs/retries-and-rate-limit.md, the
  * rate limit): each family draws a member at random from a seed, runs it in the model
- * (rateModel.ts), and says whether the property holds and by how much. The model sweep
- * (test/unit/pacer-families.test.ts) and the benchmark (test/bench) draw their members here.
+ * (rateModel.ts), and says whether the property holds and by how much. `npm run sweep`
+ * (test/bench/sweep.ts) and test/unit/pacer-families.test.ts draw their members here.
  *
  * A window is the server's window; a client starts with its first request, accepted or not.
  * Answers are late (1 to 8 ms each way) and jittered (up to 20 ms more each way), as those of
@@ -199,16 +199,16 @@ export function judge(m: Member, res: ModelResult): Verdict {
 			}
 		}
 	}
-	if (m.family === 'F2') {
-		// The node's time is not bounded here beyond finishing: it shares the key from the join on.
-	} else if (timeRatio > 1) {
+	// F2 bounds the node's time only by finishing: it shares the key from the join on.
+	if (m.family !== 'F2' && timeRatio > 1) {
 		why.push(`${(elapsed / 1000).toFixed(1)} s over the bound ${(bound / 1000).toFixed(1)} s`);
 	}
 	if (m.family === 'F3' && refusedShare > 0.02) {
 		why.push(`${(100 * refusedShare).toFixed(1)} % answered 429`);
 	}
 	if (m.family === 'F4' && m.spentUntilMs) {
-		// Refused first contact: one request per announced reset (one more for a reset rounded down).
+		// Refused first contact: one request per announced reset (one more for a reset in whole
+		// seconds or a slow clock the pacer cannot learn).
 		const before = nodeLog.findIndex((e) => e.ok);
 		const allowed = 1 + off;
 		if (before > allowed) why.push(`${before} refused before the first answer`);
