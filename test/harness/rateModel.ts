@@ -130,7 +130,10 @@ interface Count {
 }
 
 /** The server's counter for one key: takes a request arriving at `t` or refuses it. */
-function counter(server: Required<ServerModel>, t0: number): (t: number) => Count {
+function counter(
+	server: Required<ServerModel>,
+	t0: number,
+): ((t: number) => Count) & { windowEnd?: () => number | undefined } {
 	const { limit, windowMs } = server;
 	const slice = (t: number) => Math.floor((t - t0) / windowMs);
 	if (server.limiter === 'sliding') {
@@ -164,7 +167,7 @@ function counter(server: Required<ServerModel>, t0: number): (t: number) => Coun
 		: undefined;
 	let index = server.spentUntilMs ? 0 : -1;
 	let count = server.spentUntilMs ? limit : 0;
-	return (t) => {
+	const take = (t: number): Count => {
 		if (windowStart === undefined || t >= windowStart + windowMs) {
 			windowStart = t;
 			index++;
@@ -174,6 +177,9 @@ function counter(server: Required<ServerModel>, t0: number): (t: number) => Coun
 		if (ok) count++;
 		return { ok, window: index, resetAt: windowStart + windowMs, remaining: limit - count };
 	};
+	return Object.assign(take, {
+		windowEnd: () => (windowStart === undefined ? undefined : windowStart + windowMs),
+	});
 }
 
 /**
@@ -210,8 +216,9 @@ export function runModel(
 		/** The co-tenant sends one request at its start (it shows itself before its first burst). */
 		cotenantStartup?: boolean;
 		/**
-		 * The co-tenant sends its `cotenantPerWindow` at moments drawn at random in each window-long
-		 * cycle from its start (this seed), instead of spreading them or sending them at once.
+		 * The co-tenant sends its `cotenantPerWindow` at moments drawn at random (this seed) in each
+		 * of the server's windows (a fixed window; otherwise each window-long cycle from its start),
+		 * instead of spreading them or sending them at once.
 		 */
 		cotenantRandomSeed?: number;
 		/** The seed of the answers' jitter (ServerModel.jitterMs). */
@@ -289,7 +296,10 @@ export function runModel(
 	let moments: number[] = [];
 	let cycle = 0;
 	const drawCycle = () => {
-		const base = cotenantStart + cycle++ * server.windowMs;
+		// Each of the server's windows (a fixed window: from where the current one ends).
+		const end = count.windowEnd?.();
+		const own = cotenantStart + cycle++ * server.windowMs;
+		const base = cycle > 1 && end !== undefined ? Math.max(end, cotenantAt) : own;
 		const n = options.cotenantPerWindow ?? 0;
 		moments = Array.from({ length: n }, () => base + (random as () => number)() * server.windowMs);
 		moments.sort((a, b) => b - a);
