@@ -91,16 +91,26 @@ export class Pacer {
 			return step;
 		}
 		const untilReset = Math.max(1, this.probeStart() - now);
-		if (share >= 1 && this.alone()) {
-			if (this.remaining <= 0) return untilReset;
-			// Once a window's length is known, the last slot waits for the look: one who joined takes it.
-			const last = this.remaining === 1 && this.server.windowMs !== undefined;
-			return (last ? this.lookLater(now, 1) : undefined) ?? this.take();
-		}
-		const { budget, look } = this.ourPart(now, now + untilReset, share);
-		if (budget >= 1) return (look ? this.lookLater(now, budget) : undefined) ?? this.take();
+		const budget = this.budget(now, share);
+		if (budget >= 1) return this.lookLater(now, budget) ?? this.take();
+		if (this.mayLook(now, budget)) return this.take();
 		// Room opens as the others' expected rest shrinks: ask again a little later.
 		return Math.min(untilReset, this.pollMs());
+	}
+
+	/**
+	 * Rules (a) and (d): what may go now. The window's rest, less what is kept back for the key's
+	 * other clients (Others.keep: what they spent in the last windows seen whole, until the moment
+	 * they had spent it); Share of the Rate Limit caps it.
+	 */
+	private budget(now: number, share: number): number {
+		const limit = this.limit ?? 0;
+		const left = (this.serverRemaining ?? 0) - this.inFlight;
+		let budget = Math.min(this.remaining ?? 0, left - this.others.keep(now, limit));
+		if (share < 1 && this.limit !== undefined) {
+			budget = Math.min(budget, Math.floor(share * this.limit) - this.others.ours - this.inFlight);
+		}
+		return budget;
 	}
 
 	/**
@@ -130,62 +140,6 @@ export class Pacer {
 		probe.inFlight = true;
 		probe.sentAt = now;
 		return this.take();
-	}
-
-	/**
-	 * Rule (a), never take a slot another client will want in this window: what is kept back for
-	 * the others until the reset (`ifAsked`: were a request sent now to ask), and whether our last
-	 * slot waits for the look (`lookLater`). Beside other pacers, their parts less what they sent
-	 * and what spreading clients spend until the reset (Others.keepBeside); otherwise what the
-	 * others spent in the last window seen whole, in full (Others.keepInFull), and no request asks.
-	 */
-	private keptForOthers(
-		now: number,
-		resetAt: number,
-	): { kept: number; ifAsked?: number; look: boolean } {
-		const others = this.others;
-		const limit = this.limit ?? 0;
-		// Pacers beside us (`pacers` is `sendingAsWe` with a last window): their rules decide.
-		others.decidedInFull(!others.sendingAsWe());
-		if (others.pacers()) {
-			const kept = others.keepBeside(others.answeredAt ?? now, resetAt, limit);
-			return { kept, ifAsked: others.keepBeside(now, resetAt, limit), look: false };
-		}
-		const expected = others.keep(now, resetAt, limit);
-		const ifAsked = others.keep(now, resetAt, limit, true);
-		// A first window beside clients that send as we do: what they are expected to spend.
-		if (others.sendingAsWe()) return { kept: expected, ifAsked, look: false };
-		const kept = others.keepInFull(limit, expected);
-		return { kept, ifAsked: others.seenWhole() ? undefined : ifAsked, look: true };
-	}
-
-	/**
-	 * Rule (d), only then speed: what may go now, beyond what is kept for the others (rule a). Our
-	 * fair part of the window at once (Others.fairPart) while the others' spending was not seen
-	 * whole; the rest once they are seen to have stopped (Others.mayCheckStopped: one request asks)
-	 * or to have spent less (Others.mayAsk). Share of the Rate Limit caps it.
-	 */
-	private ourPart(now: number, resetAt: number, share: number): { budget: number; look: boolean } {
-		const others = this.others;
-		const limit = this.limit ?? 0;
-		const mine = others.ours + this.inFlight;
-		const left = (this.serverRemaining ?? 0) - this.inFlight;
-		const { kept, ifAsked, look } = this.keptForOthers(now, resetAt);
-		const fair = Math.min(this.remaining ?? 0, others.fairPart(limit) - mine);
-		let budget = ifAsked === undefined ? left - kept : Math.max(fair, left - kept);
-		const asked = ifAsked === undefined ? 0 : left - ifAsked;
-		// One such request at a time; it goes at once (not held for the look).
-		const ask =
-			(asked >= 1 && others.mayAsk(now)) || (left >= 1 && others.mayCheckStopped(now, limit));
-		const asking = budget < 1 && ask;
-		if (asking) {
-			others.asking(now);
-			budget = 1;
-		}
-		if (share < 1 && this.limit !== undefined) {
-			budget = Math.min(budget, Math.floor(share * this.limit) - mine);
-		}
-		return { budget, look: look && !asking };
 	}
 
 	/** A reserved request got an answer carrying these headers; `refused` when it was a 429. */
@@ -246,7 +200,6 @@ export class Pacer {
 	/** A reserved request ended without a usable response (the probe may have been it). */
 	release(): void {
 		this.inFlight = Math.max(0, this.inFlight - 1);
-		this.others.asking(undefined);
 		if (this.probe?.inFlight) this.probe.inFlight = false;
 	}
 
@@ -261,6 +214,16 @@ export class Pacer {
 	/** How long a request keeps trying through 429s: two windows (60 s before one was seen), 30 s at least. */
 	patienceMs(): number {
 		return Math.max(30_000, 2 * this.server.length());
+	}
+
+	/**
+	 * The look goes once a window, from the look on, when the window holds more than the others are
+	 * expected to spend (the margin kept for them is not theirs): its answer shows them whole.
+	 */
+	private mayLook(now: number, budget: number): boolean {
+		if (this.others.late || !this.server.pastLook(now) || (this.remaining ?? 0) < 1) return false;
+		// Before a window of theirs was seen whole, what is kept is a guess: the look goes.
+		return this.others.guessing() || budget + this.others.margin(this.limit ?? 0) >= 1;
 	}
 
 	/** The window's last slot waits for the look (ServerWindow.lookAt). Undefined: send now. */
@@ -356,7 +319,7 @@ export class Pacer {
 		atReset = false,
 	): void {
 		const began = this.server.begin(reading, resetAt, now, this.limit, atReset);
-		if (began) this.others.begin(began.start, began.length, this.limit ?? 0);
+		if (began) this.others.begin(began.start + began.length, began.length, this.limit ?? 0);
 		else this.others.forget();
 	}
 
@@ -365,7 +328,7 @@ export class Pacer {
 		if (this.limit === undefined || reading.remaining === undefined) return;
 		const others = this.limit - reading.remaining - this.others.ours - 1 - this.inFlight;
 		const late = this.server.pastLook(now);
-		this.others.answer(now, Math.max(0, others), reading.remaining, this.inFlight, late);
+		this.others.answer(now, Math.max(0, others), reading.remaining, this.limit, late);
 	}
 
 	/**
@@ -378,7 +341,7 @@ export class Pacer {
 		if (now >= this.probeStart()) return;
 		const late = this.server.pastLook(now);
 		if (this.alone() && !late) return;
-		this.others.refused(now, Math.max(0, this.limit - this.others.ours - this.inFlight), late);
+		this.others.refused(now, Math.max(0, this.limit - this.others.ours - this.inFlight), this.limit, late);
 	}
 
 	/** No other client seen on the key, in this window or the last. */
