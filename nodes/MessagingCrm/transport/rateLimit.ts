@@ -229,6 +229,8 @@ export class Pacer {
 	/** The window's last slot waits for the look (ServerWindow.lookAt). Undefined: send now. */
 	private lookLater(now: number, budget: number): number | undefined {
 		if (budget >= 2 || this.others.late || !this.server.window) return undefined;
+		// Beside others racing as we do, the window is spent by the race and so seen whole.
+		if (this.others.racing() > 0) return undefined;
 		const at = this.server.lookAt();
 		return now < at ? Math.max(PROBE_POLL_MS, Math.min(at - now, this.pollMs())) : undefined;
 	}

@@ -147,6 +147,11 @@ export class Others {
 		return this.memory.length === 0 && !this.alone();
 	}
 
+	/** Others' requests in flight while ours are, as their count between two of ours shows (see `racing`). */
+	racing(): number {
+		return racing(this.current?.rises ?? []);
+	}
+
 	/** Our answers in this window. */
 	get ours(): number {
 		return this.current?.ours ?? 0;
