@@ -53,6 +53,9 @@ export class Pacer {
 
 	private inFlight = 0;
 
+	/** A request waited since our last answer: the next answer was not sent back to back. */
+	private waited = false;
+
 	/** The server's X-RateLimit-Remaining at the last answer. */
 	private serverRemaining?: number;
 
@@ -80,6 +83,12 @@ export class Pacer {
 	 * `share` (0 to 1) caps the part of the key's limit this process takes per window.
 	 */
 	reserve(now: number, share = 1): number {
+		const wait = this.decide(now, share);
+		if (wait > 0) this.waited = true;
+		return wait;
+	}
+
+	private decide(now: number, share: number): number {
 		const probing = this.probing(now, share);
 		if (probing !== undefined) return probing;
 		if (this.remaining === undefined) return this.take();
@@ -94,6 +103,7 @@ export class Pacer {
 		const budget = this.budget(now, share);
 		if (budget >= 1) return this.lookLater(now, budget) ?? this.take();
 		if (this.mayLook(now, budget)) return this.take();
+		if (this.others.mayAsk(now) && (this.remaining ?? 0) >= 1) return this.take();
 		// Room opens as the others' expected rest shrinks: ask again a little later.
 		return Math.min(untilReset, this.pollMs());
 	}
@@ -330,7 +340,9 @@ export class Pacer {
 		if (this.limit === undefined || reading.remaining === undefined) return;
 		const others = this.limit - reading.remaining - this.others.ours - 1 - this.inFlight;
 		const late = this.server.pastLook(now);
-		this.others.answer(now, Math.max(0, others), reading.remaining, this.limit, late);
+		const seen = { others: Math.max(0, others), remaining: reading.remaining, limit: this.limit };
+		this.others.answer(now, seen, late, this.waited);
+		this.waited = false;
 	}
 
 	/**
@@ -343,7 +355,12 @@ export class Pacer {
 		if (now >= this.probeStart()) return;
 		const late = this.server.pastLook(now);
 		if (this.alone() && !late) return;
-		this.others.refused(now, Math.max(0, this.limit - this.others.ours - this.inFlight), this.limit, late);
+		this.others.refused(
+			now,
+			Math.max(0, this.limit - this.others.ours - this.inFlight),
+			this.limit,
+			late,
+		);
 	}
 
 	/** No other client seen on the key, in this window or the last. */

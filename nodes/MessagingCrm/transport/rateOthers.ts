@@ -30,9 +30,8 @@ interface Seen {
 	/** Our last answer; when their count last rose at one of ours (or our first answer). */
 	lastAt?: number;
 	roseAt?: number;
-	/** Their requests counted between two answers of ours sent back to back, each time; the shortest gap. */
+	/** Their requests counted between two answers of ours sent back to back, each time. */
 	rises: number[];
-	gapMin: number;
 	/** Their count rose only while we sent back to back, never over a wait of ours: they pace as we do. */
 	asWe: boolean;
 }
@@ -65,20 +64,32 @@ export class Others {
 	begin(end: number, length: number, limit: number): void {
 		const last = this.current;
 		if (last?.whole) {
-			// Our look refused: a quarter of the limit more than they got, and half of it at least.
+			// Our look refused: a quarter of the limit more than they got, two thirds of it at least.
 			const total = last.full
 				? Math.max(last.others + Math.ceil(limit / 4), Math.ceil(limit / 2))
 				: last.others;
 			// A window measured whole replaces the guesses of windows whose look was refused.
 			if (!last.full) this.memory = this.memory.filter((m) => !m.guessed);
-			this.memory.push({ total, points: last.points, age: 0, guessed: last.full });
+			// When they spent it tells when they are done only of others that send as we do: they
+			// sent between most pairs of our answers sent back to back (or nothing after our first).
+			const after = total - (last.points[0]?.[1] ?? 0);
+			const rising = last.rises.filter((r) => r > 0).length;
+			const paced = after <= this.margin(limit) || 2 * rising >= last.rises.length;
+			// Others that pace as we do spend when we do: what we saw at an answer, they had spent
+			// soon after the one before.
+			const points = paced
+				? last.points.map(
+						([, spent], i) => [last.points[Math.max(0, i - 1)][0], spent] as [number, number],
+					)
+				: [];
+			this.memory.push({ total, points, age: 0, guessed: last.full });
 		}
 		this.memory = this.memory.filter((m) => ++m.age <= MEMORY);
 		// After a pause of more than a window, what the last windows said is old.
 		if (last && (last.lastAt ?? last.end) < end - 2 * length) this.memory = [];
 		const before = this.spentBefore && this.memory.length === 0;
 		this.spentBefore = false;
-		const fresh = { points: [], ours: 0, others: 0, rises: [], gapMin: Infinity, asWe: true };
+		const fresh = { points: [], ours: 0, others: 0, rises: [], asWe: true };
 		this.current = { end, length, ...fresh, whole: false, full: false, before };
 	}
 
@@ -94,17 +105,23 @@ export class Others {
 
 	/**
 	 * An answer of ours in this window: the others had spent `others`, `remaining` was left; `late`:
-	 * at or after the look. A window spent before the look is seen whole: nobody can spend more.
+	 * at or after the look; `waited`: a request of ours waited since our last answer (this one was
+	 * not sent back to back). A window spent before the look is seen whole: nobody can spend more.
 	 */
-	answer(now: number, others: number, remaining: number, limit: number, late: boolean): void {
+	answer(
+		now: number,
+		reading: { others: number; remaining: number; limit: number },
+		late: boolean,
+		waited: boolean,
+	): void {
+		const { others, remaining, limit } = reading;
 		const t = this.current;
 		if (!t) return;
-		const gap = t.lastAt === undefined ? undefined : now - t.lastAt;
-		if (gap === undefined) t.before ||= others > 0;
-		else t.gapMin = Math.min(t.gapMin, gap);
+		const first = t.lastAt === undefined;
+		if (first) t.before ||= others > 0;
 		const rise = Math.max(0, others - t.others);
-		if (gap !== undefined && gap <= 3 * t.gapMin + 10) t.rises.push(rise);
-		else if (gap !== undefined && rise > 0) t.asWe = false;
+		if (!first && !waited) t.rises.push(rise);
+		else if (!first && rise > 0) t.asWe = false;
 		if (others > t.others || t.roseAt === undefined) t.roseAt = now;
 		this.seen(t, now, others);
 		t.ours++;
@@ -142,9 +159,19 @@ export class Others {
 		return !t?.others && !t?.before && this.memory.every((m) => m.total === 0);
 	}
 
-	/** Others are on the key, and no window of theirs was seen whole yet. */
+	/** What is kept for the others is a guess: no window of theirs seen whole, or a look refused. */
 	guessing(): boolean {
-		return this.memory.length === 0 && !this.alone();
+		return this.memory.length === 0 ? !this.alone() : this.memory.some((m) => m.guessed);
+	}
+
+	/**
+	 * While what is kept comes from a refused look, one request now and then (a tenth of the window after our last
+	 * answer) sees what they have spent since; the guess keeps room for it.
+	 */
+	mayAsk(now: number): boolean {
+		const t = this.current;
+		const guessed = this.memory.some((m) => m.guessed);
+		return !!t?.lastAt && guessed && now - t.lastAt >= t.length / 10;
 	}
 
 	/** Others' requests in flight while ours are, as their count between two of ours shows (see `racing`). */
