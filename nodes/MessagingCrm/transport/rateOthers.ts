@@ -27,6 +27,8 @@ interface Seen {
 	full: boolean;
 	/** They were on the key before us: they had spent some at our first answer, or refused it. */
 	before: boolean;
+	/** Our first request was refused: they spent a whole window before we sent. */
+	refusedFirst: boolean;
 	/** Our last answer; when their count last rose at one of ours (or our first answer). */
 	lastAt?: number;
 	roseAt?: number;
@@ -87,10 +89,11 @@ export class Others {
 		this.memory = this.memory.filter((m) => ++m.age <= MEMORY);
 		// After a pause of more than a window, what the last windows said is old.
 		if (last && (last.lastAt ?? last.end) < end - 2 * length) this.memory = [];
-		const before = this.spentBefore && this.memory.length === 0;
+		const refusedFirst = this.spentBefore && this.memory.length === 0;
 		this.spentBefore = false;
 		const fresh = { points: [], ours: 0, others: 0, rises: [], asWe: true };
-		this.current = { end, length, ...fresh, whole: false, full: false, before };
+		const flags = { whole: false, full: false, before: refusedFirst, refusedFirst };
+		this.current = { end, length, ...fresh, ...flags };
 	}
 
 	/** No window yet, or the server does not count. */
@@ -209,8 +212,10 @@ export class Others {
 		const late = t.length / 40;
 		const at = now - t.end - late;
 		const rests = this.memory.map((m) => m.total - Math.max(t.others, spentBy(m.points, at)));
-		const sending = t.roseAt === undefined || now - t.roseAt < late;
-		if (this.memory.length === 0 && t.before && (sending || !t.asWe)) {
+		// Seen to have stopped: quiet for a while after sending in bulk beside ours (a twelfth of the limit).
+		const bulk = t.refusedFirst || (t.points[0]?.[1] ?? 0) >= limit / 12 || racing(t.rises) > 0;
+		const stopped = bulk && t.asWe && t.roseAt !== undefined && now - t.roseAt >= late;
+		if (this.memory.length === 0 && t.before && !stopped) {
 			rests.push(Math.ceil(limit / 2) - t.others);
 		}
 		const rest = Math.max(0, ...rests);
