@@ -215,7 +215,8 @@ export class Others {
 		// Seen to have stopped: quiet for a while after sending in bulk beside ours (a twelfth of the limit).
 		const bulk = t.refusedFirst || (t.points[0]?.[1] ?? 0) >= limit / 12 || racing(t.rises) > 0;
 		const stopped = bulk && t.asWe && t.roseAt !== undefined && now - t.roseAt >= late;
-		if (this.memory.length === 0 && t.before && !stopped) {
+		// Past our look, what they spent in this window is seen: the guess is over.
+		if (this.memory.length === 0 && t.before && !stopped && !t.whole) {
 			rests.push(Math.ceil(limit / 2) - t.others);
 		}
 		const rest = Math.max(0, ...rests);
