@@ -340,7 +340,8 @@ export class Pacer {
 		if (this.limit === undefined || reading.remaining === undefined) return;
 		const others = this.limit - reading.remaining - this.others.ours - 1 - this.inFlight;
 		const late = this.server.pastLook(now);
-		const seen = { others: Math.max(0, others), remaining: reading.remaining, limit: this.limit };
+		const { remaining, limit } = { remaining: reading.remaining, limit: this.limit };
+		const seen = { others: Math.max(0, others), remaining, limit, out: this.inFlight + 1 };
 		this.others.answer(now, seen, late, this.waited);
 		this.waited = false;
 	}

@@ -34,6 +34,9 @@ interface Seen {
 	roseAt?: number;
 	/** Their requests counted between two answers of ours sent back to back, each time. */
 	rises: number[];
+	/** The most of our requests out at once at an answer (executions running at once): one of them
+	 * meets a client that sends as fast as it does between every `outs` pairs. */
+	outs: number;
 	/** Their count rose only while we sent back to back, never over a wait of ours: they pace as we do. */
 	asWe: boolean;
 }
@@ -76,7 +79,7 @@ export class Others {
 			// sent between most pairs of our answers sent back to back (or nothing after our first).
 			const after = total - (last.points[0]?.[1] ?? 0);
 			const rising = last.rises.filter((r) => r > 0).length;
-			const paced = after <= this.margin(limit) || 2 * rising >= last.rises.length;
+			const paced = after <= this.margin(limit) || 2 * rising * last.outs >= last.rises.length;
 			// Others that pace as we do spend when we do: what we saw at an answer, they had spent
 			// soon after the one before.
 			const points = paced
@@ -91,7 +94,7 @@ export class Others {
 		if (last && (last.lastAt ?? last.end) < end - 2 * length) this.memory = [];
 		const refusedFirst = this.spentBefore && this.memory.length === 0;
 		this.spentBefore = false;
-		const fresh = { points: [], ours: 0, others: 0, rises: [], asWe: true };
+		const fresh = { points: [], ours: 0, others: 0, rises: [], outs: 1, asWe: true };
 		const flags = { whole: false, full: false, before: refusedFirst, refusedFirst };
 		this.current = { end, length, ...fresh, ...flags };
 	}
@@ -113,7 +116,7 @@ export class Others {
 	 */
 	answer(
 		now: number,
-		reading: { others: number; remaining: number; limit: number },
+		reading: { others: number; remaining: number; limit: number; out: number },
 		late: boolean,
 		waited: boolean,
 	): void {
@@ -125,6 +128,7 @@ export class Others {
 		const rise = Math.max(0, others - t.others);
 		if (!first && !waited) t.rises.push(rise);
 		else if (!first && rise > 0) t.asWe = false;
+		t.outs = Math.max(t.outs, reading.out);
 		if (others > t.others || t.roseAt === undefined) t.roseAt = now;
 		this.seen(t, now, others);
 		t.ours++;
