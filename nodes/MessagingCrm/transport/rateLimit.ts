@@ -53,9 +53,6 @@ export class Pacer {
 
 	private inFlight = 0;
 
-	/** A request waited since our last answer: the next answer was not sent back to back. */
-	private waited = false;
-
 	/** The server's X-RateLimit-Remaining at the last answer. */
 	private serverRemaining?: number;
 
@@ -83,12 +80,6 @@ export class Pacer {
 	 * `share` (0 to 1) caps the part of the key's limit this process takes per window.
 	 */
 	reserve(now: number, share = 1): number {
-		const wait = this.decide(now, share);
-		if (wait > 0) this.waited = true;
-		return wait;
-	}
-
-	private decide(now: number, share: number): number {
 		const probing = this.probing(now, share);
 		if (probing !== undefined) return probing;
 		if (this.remaining === undefined) return this.take();
@@ -100,27 +91,16 @@ export class Pacer {
 			return step;
 		}
 		const untilReset = Math.max(1, this.probeStart() - now);
-		const budget = this.budget(now, share);
-		if (budget >= 1) return this.lookLater(now, budget) ?? this.take();
-		if (this.mayLook(now, budget)) return this.take();
-		if (this.others.mayAsk(now) && (this.remaining ?? 0) >= 1) return this.take();
+		if (share >= 1 && this.alone()) {
+			if (this.remaining <= 0) return untilReset;
+			// Once a window's length is known, the last slot waits for the look: one who joined takes it.
+			const last = this.remaining === 1 && this.server.windowMs !== undefined;
+			return (last ? this.lookLater(now, 1) : undefined) ?? this.take();
+		}
+		const { budget, look } = this.ourPart(now, now + untilReset, share);
+		if (budget >= 1) return (look ? this.lookLater(now, budget) : undefined) ?? this.take();
 		// Room opens as the others' expected rest shrinks: ask again a little later.
 		return Math.min(untilReset, this.pollMs());
-	}
-
-	/**
-	 * Rules (a) and (d): what may go now. The window's rest, less what is kept back for the key's
-	 * other clients (Others.keep: what they spent in the last windows seen whole, until the moment
-	 * they had spent it); Share of the Rate Limit caps it.
-	 */
-	private budget(now: number, share: number): number {
-		const limit = this.limit ?? 0;
-		const left = (this.serverRemaining ?? 0) - this.inFlight;
-		let budget = Math.min(this.remaining ?? 0, left - this.others.keep(now, limit));
-		if (share < 1 && this.limit !== undefined) {
-			budget = Math.min(budget, Math.floor(share * this.limit) - this.others.ours - this.inFlight);
-		}
-		return budget;
 	}
 
 	/**
@@ -150,6 +130,62 @@ export class Pacer {
 		probe.inFlight = true;
 		probe.sentAt = now;
 		return this.take();
+	}
+
+	/**
+	 * Rule (a), never take a slot another client will want in this window: what is kept back for
+	 * the others until the reset (`ifAsked`: were a request sent now to ask), and whether our last
+	 * slot waits for the look (`lookLater`). Beside other pacers, their parts less what they sent
+	 * and what spreading clients spend until the reset (Others.keepBeside); otherwise what the
+	 * others spent in the last window seen whole, in full (Others.keepInFull), and no request asks.
+	 */
+	private keptForOthers(
+		now: number,
+		resetAt: number,
+	): { kept: number; ifAsked?: number; look: boolean } {
+		const others = this.others;
+		const limit = this.limit ?? 0;
+		// Pacers beside us (`pacers` is `sendingAsWe` with a last window): their rules decide.
+		others.decidedInFull(!others.sendingAsWe());
+		if (others.pacers()) {
+			const kept = others.keepBeside(others.answeredAt ?? now, resetAt, limit);
+			return { kept, ifAsked: others.keepBeside(now, resetAt, limit), look: false };
+		}
+		const expected = others.keep(now, resetAt, limit);
+		const ifAsked = others.keep(now, resetAt, limit, true);
+		// A first window beside clients that send as we do: what they are expected to spend.
+		if (others.sendingAsWe()) return { kept: expected, ifAsked, look: false };
+		const kept = others.keepInFull(limit, expected);
+		return { kept, ifAsked: others.seenWhole() ? undefined : ifAsked, look: true };
+	}
+
+	/**
+	 * Rule (d), only then speed: what may go now, beyond what is kept for the others (rule a). Our
+	 * fair part of the window at once (Others.fairPart) while the others' spending was not seen
+	 * whole; the rest once they are seen to have stopped (Others.mayCheckStopped: one request asks)
+	 * or to have spent less (Others.mayAsk). Share of the Rate Limit caps it.
+	 */
+	private ourPart(now: number, resetAt: number, share: number): { budget: number; look: boolean } {
+		const others = this.others;
+		const limit = this.limit ?? 0;
+		const mine = others.ours + this.inFlight;
+		const left = (this.serverRemaining ?? 0) - this.inFlight;
+		const { kept, ifAsked, look } = this.keptForOthers(now, resetAt);
+		const fair = Math.min(this.remaining ?? 0, others.fairPart(limit) - mine);
+		let budget = ifAsked === undefined ? left - kept : Math.max(fair, left - kept);
+		const asked = ifAsked === undefined ? 0 : left - ifAsked;
+		// One such request at a time; it goes at once (not held for the look).
+		const ask =
+			(asked >= 1 && others.mayAsk(now)) || (left >= 1 && others.mayCheckStopped(now, limit));
+		const asking = budget < 1 && ask;
+		if (asking) {
+			others.asking(now);
+			budget = 1;
+		}
+		if (share < 1 && this.limit !== undefined) {
+			budget = Math.min(budget, Math.floor(share * this.limit) - mine);
+		}
+		return { budget, look: look && !asking };
 	}
 
 	/** A reserved request got an answer carrying these headers; `refused` when it was a 429. */
@@ -210,6 +246,7 @@ export class Pacer {
 	/** A reserved request ended without a usable response (the probe may have been it). */
 	release(): void {
 		this.inFlight = Math.max(0, this.inFlight - 1);
+		this.others.asking(undefined);
 		if (this.probe?.inFlight) this.probe.inFlight = false;
 	}
 
@@ -226,21 +263,9 @@ export class Pacer {
 		return Math.max(30_000, 2 * this.server.length());
 	}
 
-	/**
-	 * The look goes once a window, from the look on, when the window holds more than the others are
-	 * expected to spend (the margin kept for them is not theirs): its answer shows them whole.
-	 */
-	private mayLook(now: number, budget: number): boolean {
-		if (this.others.late || !this.server.pastLook(now) || (this.remaining ?? 0) < 1) return false;
-		// Before a window of theirs was seen whole, what is kept is a guess: the look goes.
-		return this.others.guessing() || budget + this.others.margin(this.limit ?? 0) >= 1;
-	}
-
 	/** The window's last slot waits for the look (ServerWindow.lookAt). Undefined: send now. */
 	private lookLater(now: number, budget: number): number | undefined {
 		if (budget >= 2 || this.others.late || !this.server.window) return undefined;
-		// Beside others racing as we do, the window is spent by the race and so seen whole.
-		if (this.others.racing() > 0) return undefined;
 		const at = this.server.lookAt();
 		return now < at ? Math.max(PROBE_POLL_MS, Math.min(at - now, this.pollMs())) : undefined;
 	}
@@ -331,7 +356,7 @@ export class Pacer {
 		atReset = false,
 	): void {
 		const began = this.server.begin(reading, resetAt, now, this.limit, atReset);
-		if (began) this.others.begin(began.start + began.length, began.length, this.limit ?? 0);
+		if (began) this.others.begin(began.start, began.length, this.limit ?? 0);
 		else this.others.forget();
 	}
 
@@ -340,10 +365,7 @@ export class Pacer {
 		if (this.limit === undefined || reading.remaining === undefined) return;
 		const others = this.limit - reading.remaining - this.others.ours - 1 - this.inFlight;
 		const late = this.server.pastLook(now);
-		const { remaining, limit } = { remaining: reading.remaining, limit: this.limit };
-		const seen = { others: Math.max(0, others), remaining, limit, out: this.inFlight + 1 };
-		this.others.answer(now, seen, late, this.waited);
-		this.waited = false;
+		this.others.answer(now, Math.max(0, others), reading.remaining, this.inFlight, late);
 	}
 
 	/**
@@ -356,12 +378,7 @@ export class Pacer {
 		if (now >= this.probeStart()) return;
 		const late = this.server.pastLook(now);
 		if (this.alone() && !late) return;
-		this.others.refused(
-			now,
-			Math.max(0, this.limit - this.others.ours - this.inFlight),
-			this.limit,
-			late,
-		);
+		this.others.refused(now, Math.max(0, this.limit - this.others.ours - this.inFlight), late);
 	}
 
 	/** No other client seen on the key, in this window or the last. */
