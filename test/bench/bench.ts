@@ -28,7 +28,9 @@ import { ensureN8n, N8N_VERSION, ROOT } from '../e2e/n8n';
 import { startQueueStack } from '../e2e/queue';
 import { triggerWebhook } from '../e2e/rest';
 import { importCredential, importWorkflows, publishWorkflow, setupOwner } from '../e2e/setup';
+import { benchMember, describeMember, judge } from '../harness/families';
 import { createTrigger, loadPackage, runNode } from '../harness/n8n';
+import type { ModelResult } from '../harness/rateModel';
 import { perFullWindow } from '../harness/windows';
 import type { Job } from './cotenant';
 import { measuredUpload } from './restock';
@@ -823,8 +825,11 @@ function linesOf(child: ChildProcessByStdio<Writable, Readable, null>) {
 	};
 }
 
-/** A fresh `ts-node test/bench/worker.ts` process per job, all started together. */
-async function workers(jobs: Json[]): Promise<Json[]> {
+/**
+ * A fresh `ts-node test/bench/worker.ts` process per job, all started together once loaded (or
+ * each its job's `startMs` after the others are; `onStart` is called then).
+ */
+async function workers(jobs: Json[], onStart?: () => void): Promise<Json[]> {
 	const children = jobs.map((job) =>
 		spawn(
 			process.execPath,
@@ -843,7 +848,12 @@ async function workers(jobs: Json[]): Promise<Json[]> {
 	const lines = children.map(linesOf);
 	try {
 		for (const l of lines) if ((await l.next()) !== 'ready') throw new Error('worker not ready');
-		for (const child of children) child.stdin.write('go\n');
+		onStart?.();
+		for (const [i, child] of children.entries()) {
+			const delay = Number(jobs[i].startMs ?? 0);
+			if (delay > 0) setTimeout(() => child.exitCode === null && child.stdin.write('go\n'), delay);
+			else child.stdin.write('go\n');
+		}
 		return await Promise.all(lines.map(async (l) => JSON.parse(await l.next()) as Json));
 	} finally {
 		for (const child of children) child.kill();
@@ -924,6 +934,103 @@ async function eightProcesses() {
 		`${percent(few.share_429)} answered 429`,
 		`${show(few.failed_items, 0)} failed`,
 	);
+}
+
+/**
+ * The node's requests and the co-tenant's in a run's request log, as the model's result (client 0:
+ * the node's processes together, -1: the co-tenant), for the families' judge.
+ */
+function modelOf(log: Log, windowMs: number, figures: Json[]): ModelResult {
+	const onKey = log.filter((r) => r.keyId !== undefined).sort((a, b) => a.seq - b.seq);
+	const t0 = onKey.find((r) => isCoTenant(r) || isNodeUpsert(r))?.at ?? 0;
+	const entries: ModelResult['log'] = [];
+	let [index, start] = [-1, -Infinity];
+	for (const r of onKey) {
+		if (r.at >= start + windowMs) [index, start] = [index + 1, r.at];
+		if (r.status === 0 || !(isCoTenant(r) || isNodeUpsert(r))) continue;
+		entries.push({
+			at: r.at - t0,
+			client: isCoTenant(r) ? -1 : 0,
+			ok: r.status !== 429,
+			window: index,
+		});
+	}
+	const node = entries.filter((e) => e.client === 0);
+	const accepted = node.filter((e) => e.ok);
+	const its = entries.filter((e) => e.client === -1);
+	return {
+		clients: [
+			{
+				done: accepted.length,
+				lost: figures.reduce((a, f) => a + Number(f.failed), 0),
+				first: node[0]?.at ?? NaN,
+				last: accepted[accepted.length - 1]?.at ?? NaN,
+			},
+		],
+		log: entries,
+		cotenant: { sent: its.length, refused: its.filter((e) => !e.ok).length },
+	};
+}
+
+/**
+ * Members of the pacer's families (test/harness/families.ts) drawn at random at the API's own 60 s
+ * window, every client its own process (the node's processes fresh worker.ts processes, started
+ * when the member says; the co-tenant cotenant.ts), judged by the family's property: BENCH_MEMBERS
+ * per family (3), from BENCH_SEED (printed; the time by default).
+ */
+async function familiesAt60() {
+	const windowMs = 60_000;
+	const seed = Number(process.env.BENCH_SEED ?? Date.now() % 100_000);
+	const count = Number(process.env.BENCH_MEMBERS ?? 3);
+	console.log(`families: seed ${seed}, ${count} members of each`);
+	for (const family of ['F1', 'F2', 'F3'] as const) {
+		for (let i = 0; i < count; i++) {
+			const member = benchMember(family, seed + i);
+			const variant = describeMember(member);
+			if (!wanted(variant)) continue;
+			const apiKey = await fresh({ enabled: true, limit: LIMIT, windowMs });
+			const jobs = member.processes.map((p, w) => ({
+				kind: 'upserts',
+				baseUrl: BASE,
+				apiKey,
+				count: p.items,
+				prefix: `7${i}${w}`,
+				startMs: p.startMs,
+			}));
+			const c = member.cotenant;
+			const figures = !c
+				? await workers(jobs)
+				: await withCoTenant(
+						apiKey,
+						{
+							mode: ({ spreading: 'spread', bursting: 'burst', random: 'random' } as const)[c.kind],
+							perWindow: c.rate,
+							windowMs,
+							phaseMs: c.phaseMs,
+							startup: c.kind === 'bursting',
+							seed: member.seed,
+						},
+						async (tenant) => {
+							let joined: Promise<void> = Promise.resolve();
+							const f = await workers(jobs, () => {
+								joined = sleep(c.startMs).then(() => tenant.go());
+							});
+							await joined;
+							await tenant.stop();
+							return f;
+						},
+					);
+			const verdict = judge(member, modelOf(await requestLog(), windowMs, figures));
+			((results.families ??= {}) as Json)[variant] = { seed: member.seed, member, verdict };
+			row(
+				`Family ${family} at 120 per 60 s`,
+				variant,
+				verdict.ok ? 'held' : verdict.why.join('; '),
+				`${verdict.ofMinimum.toFixed(3)}× the minimum`,
+				`${(100 * verdict.refusedShare).toFixed(1)} % answered 429`,
+			);
+		}
+	}
 }
 
 /**
@@ -1326,6 +1433,7 @@ async function main() {
 		if (want('eight')) await eightProcesses();
 		if (want('limiters')) await limiters();
 		if (want('queue')) await queueMode();
+		if (want('families')) await familiesAt60();
 	} finally {
 		child.kill();
 	}

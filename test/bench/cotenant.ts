@@ -10,20 +10,25 @@
  * - `spread`: `perWindow` requests per `windowMs`, one every windowMs / perWindow from the start,
  *   on an absolute schedule (start + k · step, whatever the answers take).
  * - `burst`: `perWindow` requests at once at `phaseMs` + k · windowMs after the start (a cron job).
+ * - `random`: `perWindow` requests at moments drawn at random (from `seed`) in each window-long
+ *   cycle from the start.
  * - `startup`: one request right at the start, before the schedule.
  * - `stopAfterMs`: nothing scheduled that long after the start or later is sent.
  */
 import { createInterface } from 'readline';
 
+import { prng } from '../harness/prng';
+
 export interface Job {
 	baseUrl: string;
 	apiKey: string;
-	mode: 'spread' | 'burst';
+	mode: 'spread' | 'burst' | 'random';
 	perWindow: number;
 	windowMs: number;
 	phaseMs?: number;
 	startup?: boolean;
 	stopAfterMs?: number;
+	seed?: number;
 }
 
 const job = JSON.parse(process.env.BENCH_JOB ?? '{}') as Job;
@@ -54,8 +59,24 @@ function send() {
 	void request.then(() => inFlight.delete(request));
 }
 
+/** The moments of a `random` job: each cycle's drawn when it begins, in order. */
+function randomMoments(start: number): () => number {
+	const draw = prng(job.seed ?? 1);
+	let moments: number[] = [];
+	let cycle = 0;
+	return () => {
+		while (moments.length === 0) {
+			const base = start + cycle++ * job.windowMs;
+			moments = Array.from({ length: job.perWindow }, () => base + draw() * job.windowMs);
+			moments.sort((a, b) => b - a);
+		}
+		return moments.pop() as number;
+	};
+}
+
 /** Sends on the job's schedule from `start` (this process's clock), each time set from `start`. */
 function run(start: number) {
+	if (job.mode === 'random') return runRandom(start);
 	const spread = job.mode === 'spread';
 	const step = spread ? job.windowMs / job.perWindow : job.windowMs;
 	const offset = spread ? 0 : (job.phaseMs ?? 0);
@@ -69,6 +90,24 @@ function run(start: number) {
 			() => {
 				for (let i = 0; i < batch; i++) send();
 				k++;
+				next();
+			},
+			Math.max(0, at - Date.now()),
+		);
+	};
+	if (job.startup) send();
+	next();
+}
+
+function runRandom(start: number) {
+	const nextMoment = randomMoments(start);
+	const end = start + (job.stopAfterMs ?? Infinity);
+	const next = () => {
+		const at = nextMoment();
+		if (stopped || at >= end) return;
+		timer = setTimeout(
+			() => {
+				send();
 				next();
 			},
 			Math.max(0, at - Date.now()),

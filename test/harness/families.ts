@@ -122,6 +122,27 @@ export function draw(family: Family, seed: number, short = false): Member {
 	};
 }
 
+/**
+ * Member `seed` of `family` as the benchmark runs it at the API's 60 s window, where a window is a
+ * minute: at most 300 upserts beside a co-tenant of at most 60 per window (F1), 400 (F2), 360 in
+ * all (F3), so that a member ends within six windows.
+ */
+export function benchMember(family: Family, seed: number): Member {
+	const m = draw(family, seed);
+	const cap = { F1: 300, F2: 400, F3: 360, F4: 340 }[family];
+	const total = m.processes.reduce((a, p) => a + p.items, 0);
+	const scale = Math.min(1, cap / total);
+	const processes = m.processes.map((p) => ({
+		...p,
+		items: Math.max(1, Math.floor(p.items * scale)),
+	}));
+	// A co-tenant that joins does so within the node's shorter run.
+	const startMs = family === 'F2' ? Math.floor((m.cotenant?.startMs ?? 0) * scale) : 0;
+	const cotenant = m.cotenant && { ...m.cotenant, rate: Math.min(60, m.cotenant.rate), startMs };
+	// Real processes: a request takes a round trip of some 40 ms at most back to back.
+	return { ...m, latencyMs: 10, jitterMs: 10, processes, cotenant };
+}
+
 /** Runs a member in the model. */
 export function runMember(m: Member): ModelResult {
 	const { limit, windowMs, latencyMs, jitterMs } = m;
