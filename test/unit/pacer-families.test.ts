@@ -6,20 +6,8 @@
  * sweep). Each check is planted once: a pacer that breaks the promise fails it.
  */
 import { draw, judge, runMember, sweep } from '../harness/families';
+import { planted } from '../harness/planted';
 import { Pacer } from '../../nodes/MessagingCrm/transport/rateLimit';
-
-/** Runs `test` with one of the pacer's own functions replaced, and puts it back. */
-function planted(name: string, replacement: (...args: never[]) => unknown, test: () => void) {
-	const proto = Pacer.prototype as unknown as Record<string, unknown>;
-	const original = proto[name];
-	expect(typeof original).toBe('function');
-	proto[name] = replacement;
-	try {
-		test();
-	} finally {
-		proto[name] = original;
-	}
-}
 
 describe('the families of the pacer’s promises, in the model', () => {
 	it('a member is drawn and run again the same from its seed', () => {

@@ -5,7 +5,7 @@
  */
 import type { ModelResult } from '../harness/rateModel';
 import { perWindow, runModel } from '../harness/rateModel';
-import { Pacer } from '../../nodes/MessagingCrm/transport/rateLimit';
+import { planted } from '../harness/planted';
 import { Others } from '../../nodes/MessagingCrm/transport/rateOthers';
 
 const API = { limit: 120, windowMs: 60_000, latencyMs: 1 };
@@ -25,24 +25,6 @@ function coTenant(result: ModelResult) {
 
 const seconds = (r: ModelResult) => (r.clients[0].last - r.clients[0].first) / 1000;
 const lost = (r: ModelResult) => r.clients.reduce((a, c) => a + c.lost, 0);
-
-/** Runs `test` with one of the pacer's own functions replaced (or of `Others`), and puts it back. */
-function planted(
-	name: string,
-	replacement: (...args: never[]) => unknown,
-	test: () => void,
-	of: { prototype: object } = Pacer,
-) {
-	const proto = of.prototype as unknown as Record<string, unknown>;
-	const original = proto[name];
-	expect(typeof original).toBe('function');
-	proto[name] = replacement;
-	try {
-		test();
-	} finally {
-		proto[name] = original;
-	}
-}
 
 /**
  * The co-tenant of the benchmark's 60 s rows, in the model: 40 requests per window beside 300
