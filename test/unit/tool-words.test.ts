@@ -16,7 +16,7 @@ import { execute as mergeCustomers } from '../../nodes/MessagingCrm/actions/cust
 import { execute as upsertCustomer } from '../../nodes/MessagingCrm/actions/customer/upsert.operation';
 import { errorItem } from '../../nodes/MessagingCrm/actions/errorItems';
 import { messengersToTry } from '../../nodes/MessagingCrm/actions/message/bestAvailable';
-import { windowRefusal } from '../../nodes/MessagingCrm/actions/message/send.operation';
+import { windowRefusal } from '../../nodes/MessagingCrm/actions/message/delivery';
 import { execute as findCodeOwner } from '../../nodes/MessagingCrm/actions/promoCode/findOwner.operation';
 import {
 	optionalEmail,

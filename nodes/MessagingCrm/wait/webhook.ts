@@ -8,13 +8,14 @@
  */
 import type {
 	IDataObject,
-	IExecuteFunctions,
+	INodeExecutionData,
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
 
 import type { FormField } from './config';
-import { choicesOf, formFields, responseTypeOf } from './config';
+import { choicesOf, formFields, optionsOf, paramsOf, responseTypeOf } from './config';
+import { LINK } from './links';
 import { choicePage, FAULT_PAGE, fieldName, formPage, PAGE_HEADERS, RECORDED_PAGE } from './pages';
 
 /** Free Text's form: one text area. */
@@ -25,9 +26,6 @@ const FREE_TEXT: FormField = {
 	placeholder: '',
 	choices: [],
 };
-
-/** The query parameters of a waiting message's links (beside n8n's signature). */
-export const LINK = { approved: 'approved', customer: 'customer', messenger: 'messenger' } as const;
 
 /** A form's submitted values by input name; multipart (`{ data, files }`) or URL-encoded. */
 function submitted(ctx: IWebhookFunctions): Record<string, string> {
@@ -69,18 +67,12 @@ function answerOf(
 
 async function answer(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const query = this.getQueryData() as IDataObject;
-	const param = <T>(name: string, fallback: T): T =>
-		this.getNodeParameter(name, fallback as never) as unknown as T;
-	const reader = {
-		getNode: () => this.getNode(),
-		getNodeParameter: (name: string, _item: number, fallback: unknown) => param(name, fallback),
-	} as unknown as Pick<IExecuteFunctions, 'getNode' | 'getNodeParameter'>;
-	const send = (status: number, html: string) => sendPage(this, status, html);
-	const message = String(param('message', '') ?? '');
-	const responseType = responseTypeOf(reader);
-	const options = param<IDataObject>('options', {});
+	const params = paramsOf(this);
+	const message = String(params.get('message', '') ?? '');
+	const responseType = responseTypeOf(params);
+	const options = optionsOf(params);
 	const approved = query[LINK.approved] !== 'false';
-	const fields = responseType === 'customForm' ? formFields(reader) : [FREE_TEXT];
+	const fields = responseType === 'customForm' ? formFields(params) : [FREE_TEXT];
 	const form = (error?: string, values?: string[]) =>
 		formPage({
 			title: String(options.responseFormTitle ?? ''),
@@ -90,46 +82,32 @@ async function answer(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 			error,
 			values,
 		});
-	const method = this.getRequestObject().method;
-	if (method !== 'POST') {
-		if (responseType !== 'approval') return send(200, form());
+	if (this.getRequestObject().method !== 'POST') {
+		if (responseType !== 'approval') return reply(this, 200, form());
 		// The label the message gave this link (the workflow changed since: the answer's own word).
-		const choice = choicesOf(reader, responseType).find((c) => c.approved === approved);
-		return send(
-			200,
-			choicePage(message, choice ?? { label: approved ? 'Approve' : 'Decline', approved }),
+		const choice = choicesOf(params, responseType).find((c) => c.approved === approved);
+		const page = choicePage(
+			message,
+			choice ?? { label: approved ? 'Approve' : 'Decline', approved },
 		);
+		return reply(this, 200, page);
 	}
 	let data: IDataObject;
 	if (responseType === 'approval') data = { approved };
 	else {
 		const values = submitted(this);
 		const read = answerOf(fields, values);
-		if ('error' in read)
-			return send(
-				400,
-				form(
-					read.error,
-					fields.map((_, i) => values[fieldName(i)] ?? ''),
-				),
-			);
+		if ('error' in read) {
+			const again = fields.map((_, i) => values[fieldName(i)] ?? '');
+			return reply(this, 400, form(read.error, again));
+		}
 		data = responseType === 'freeText' ? { text: read.answer[FREE_TEXT.label] } : read.answer;
 	}
 	const sentTo: IDataObject = {};
 	if (typeof query[LINK.customer] === 'string') sentTo.customer_id = query[LINK.customer];
 	if (typeof query[LINK.messenger] === 'string') sentTo.messenger_type = query[LINK.messenger];
-	pageHeaders(this.getResponseObject());
-	return {
-		webhookResponse: RECORDED_PAGE,
-		workflowData: [
-			[
-				{
-					json: { data: { ...data, respondedAt: new Date().toISOString() }, ...sentTo },
-					pairedItem: { item: 0 },
-				},
-			],
-		],
-	};
+	const json = { data: { ...data, respondedAt: new Date().toISOString() }, ...sentTo };
+	return reply(this, 200, RECORDED_PAGE, [{ json, pairedItem: { item: 0 } }]);
 }
 
 /**
@@ -140,20 +118,23 @@ export async function sendAndWaitWebhook(this: IWebhookFunctions): Promise<IWebh
 	try {
 		return await answer.call(this);
 	} catch {
-		return sendPage(this, 500, FAULT_PAGE);
+		return reply(this, 500, FAULT_PAGE);
 	}
 }
 
-/** The headers every page goes with (PAGE_HEADERS). */
-function pageHeaders(res: ReturnType<IWebhookFunctions['getResponseObject']>): void {
-	for (const [name, value] of Object.entries(PAGE_HEADERS)) res.setHeader(name, value);
-}
-
-/** A page as the whole answer, the execution left as it is. */
-function sendPage(ctx: IWebhookFunctions, status: number, html: string): IWebhookResponseData {
+/**
+ * Every answer of the links' webhook: the page, sent here with its headers (PAGE_HEADERS), and,
+ * after a press, the answer the execution resumes with; without it, the execution waits on.
+ */
+function reply(
+	ctx: IWebhookFunctions,
+	status: number,
+	html: string,
+	resumeWith?: INodeExecutionData[],
+): IWebhookResponseData {
 	const res = ctx.getResponseObject();
 	res.status(status);
-	pageHeaders(res);
+	for (const [name, value] of Object.entries(PAGE_HEADERS)) res.setHeader(name, value);
 	res.send(html);
-	return { noWebhookResponse: true };
+	return { noWebhookResponse: true, ...(resumeWith && { workflowData: [resumeWith] }) };
 }

@@ -6,13 +6,12 @@ import { runsAsTool } from '../../helpers/runsAsTool';
 import { customerLocator, resolveCustomerId } from '../../shared/customer';
 import { optionalAgentId } from '../../shared/descriptions';
 import { customKey } from '../../shared/idempotency';
-import type { WaitConfig } from '../../wait/config';
-import { readWait, withLinks } from '../../wait/config';
+import { paramsOf, readWait } from '../../wait/config';
 import { waitFields } from '../../wait/description';
-import { LINK } from '../../wait/webhook';
+import { withLinks } from '../../wait/links';
 import type { OperationOption } from '../node.type';
 import { messengerOrderField } from './bestAvailable';
-import { agentField, deliver, messengerField, messengerOf } from './send.operation';
+import { agentField, deliver, messengerField, messengerOf } from './delivery';
 
 /** Its fields: Send's customer, messenger and agent, then the question and its wait. */
 export const description: INodeProperties[] = [
@@ -30,28 +29,6 @@ export const option: OperationOption = {
 	description:
 		"Send a message with links to approve, decline or answer a form, and pause the workflow until the customer answers (or Limit Wait Time runs out). Opening a link never answers: only the page's button does. One item per run. Scope: messages:send.",
 };
-
-/**
- * The link that answers `query`: n8n's signed resume URL to this node (n8n 1.107 and later), or its
- * resume URL before signatures.
- */
-function resumeUrl(ctx: IExecuteFunctions, query: Record<string, string>): string {
-	if (typeof ctx.getSignedResumeUrl === 'function') return ctx.getSignedResumeUrl(query);
-	const base = String(ctx.evaluateExpression('{{ $execution.resumeUrl }}', 0));
-	return `${base}/${ctx.getNode().id}?${new URLSearchParams(query).toString()}`;
-}
-
-/** The message's links on `messenger`: each names its answer, the customer and the messenger. */
-function links(ctx: IExecuteFunctions, wait: WaitConfig, customerId: string, messenger: string) {
-	return wait.choices.map((choice) => ({
-		label: choice.label,
-		url: resumeUrl(ctx, {
-			[LINK.approved]: String(choice.approved),
-			[LINK.customer]: customerId,
-			[LINK.messenger]: messenger,
-		}),
-	}));
-}
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const node = this.getNode();
@@ -78,13 +55,11 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			'Put a Loop Over Items node (batch size 1) before it, so that each customer is asked in a run of its own.',
 		);
 	const messengerType = messengerOf(this, itemIndex);
-	const wait = readWait(this, itemIndex, Date.now());
+	const wait = readWait(paramsOf(this, itemIndex), Date.now());
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const ownKey = customKey(this, itemIndex, options.idempotencyKey);
 	const base: IDataObject = { agent_id: optionalAgentId(this, itemIndex) };
 	const customerId = await resolveCustomerId(this, itemIndex);
-	const answered = (messenger: string) =>
-		withLinks(wait.message, links(this, wait, customerId, messenger));
 	// n8n 1.x checks the links' signature only when asked to.
 	const signed = this as IExecuteFunctions & { setSignatureValidationRequired?: () => void };
 	if (typeof signed.setSignatureValidationRequired === 'function')
@@ -93,7 +68,11 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	try {
 		[sent] = await deliver(this, itemIndex, customerId, {
 			messengerType,
-			body: (messenger) => ({ ...base, messenger_type: messenger, text: answered(messenger) }),
+			body: (messenger) => ({
+				...base,
+				messenger_type: messenger,
+				text: withLinks(this, wait, customerId, messenger),
+			}),
 			// The links change with every execution: the key is made from what the customer is asked.
 			keyBody: {
 				...base,
