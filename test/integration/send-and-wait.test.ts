@@ -5,6 +5,8 @@
  * n8n calls it while the execution waits: a GET (a person, or a link preview) shows a page and
  * resumes nothing, the page's POST answers in the shape of n8n's own Send and Wait.
  */
+import { createHash } from 'crypto';
+
 import type { IDataObject, INodeParameters, IRun, IWebhookResponseData } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 import { WebhookContext } from 'n8n-core';
@@ -250,15 +252,28 @@ describe('Message → Send and Wait for Response', () => {
 
 	it("a link preview's GET of Approve shows a page and resumes nothing; the page's POST answers approved: true with the customer and messenger", async () => {
 		const id = await customer();
-		const parameters = ask(id, double);
+		const parameters = ask(id, {
+			...double,
+			message:
+				'Can you make it on **Tuesday** at 10:00? [Map](https://maps.example/clinic?a=1&b=2) <script>alert(1)</script>',
+		});
 		const { run } = await env.run(parameters, { executionId: 'exec-ask-2' });
 		const links = linksOf(sentMessages()[0].text ?? '');
 		const opened = await callWebhook(run, parameters, 'GET', links.Approve);
 		expect(opened.result).toEqual({ noWebhookResponse: true });
 		expect(opened.page.status).toBe(200);
-		expect(opened.page.headers['content-security-policy']).toContain("default-src 'none'");
+		const csp = opened.page.headers['content-security-policy'];
+		expect(csp).toContain("default-src 'none'");
 		expect(opened.page.body).toContain('<button type="submit" class="approve">Approve</button>');
-		expect(opened.page.body).toContain('Can you make it on **Tuesday** at 10:00?');
+		// The message as the messenger shows it: bold and a link; the rest escaped.
+		expect(opened.page.body).toContain(
+			'Can you make it on <b>Tuesday</b> at 10:00? <a href="https://maps.example/clinic?a=1&amp;b=2" rel="noopener noreferrer">Map</a> &lt;script&gt;alert(1)&lt;/script&gt;',
+		);
+		// One script, the page's own, allowed by its hash (a script of the message's would not run).
+		const scripts = [...opened.page.body!.matchAll(/<script>([\s\S]*?)<\/script>/g)];
+		expect(scripts).toHaveLength(1);
+		const hash = createHash('sha256').update(scripts[0][1]).digest('base64');
+		expect(csp).toContain(`script-src 'sha256-${hash}';`);
 		const pressed = await callWebhook(run, parameters, 'POST', links.Approve, {
 			choice: 'approve',
 		});
@@ -269,7 +284,10 @@ describe('Message → Send and Wait for Response', () => {
 			customer_id: id,
 			messenger_type: 'telegram',
 		});
-		expect(pressed.result.webhookResponse).toContain('Your answer has been recorded');
+		expect(pressed.result.noWebhookResponse).toBe(true);
+		expect(pressed.page.status).toBe(200);
+		expect(pressed.page.body).toContain('Your answer has been recorded');
+		expect(pressed.page.headers['content-security-policy']).toBe(csp);
 		const declined = await callWebhook(run, parameters, 'POST', links.Decline);
 		expect((declined.result.workflowData![0][0].json.data as IDataObject).approved).toBe(false);
 	});
