@@ -234,10 +234,13 @@ export async function startWorkflow(
 		mode: WorkflowExecuteMode;
 		pinned?: boolean;
 		executionId?: string;
+		/** Other nodes' output pinned, as the editor pins it (the node does not run). */
+		pinData?: IPinData;
 	},
 ): Promise<WorkflowRun> {
 	const trigger = spec.nodes.find((n) => n.name === start.trigger)!;
-	const pinData: IPinData | undefined = start.pinned ? { [trigger.name]: start.items } : undefined;
+	const pinned: IPinData | undefined = start.pinned ? { [trigger.name]: start.items } : undefined;
+	const pinData = pinned || start.pinData ? { ...start.pinData, ...pinned } : undefined;
 	const data = {
 		version: 1,
 		startData: {},
@@ -246,7 +249,7 @@ export async function startWorkflow(
 			contextData: {},
 			metadata: {},
 			nodeExecutionStack: [
-				{ node: trigger, data: { main: [pinData ? [{ json: {} }] : start.items] }, source: null },
+				{ node: trigger, data: { main: [pinned ? [{ json: {} }] : start.items] }, source: null },
 			],
 			waitingExecution: {},
 			waitingExecutionSource: {},

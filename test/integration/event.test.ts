@@ -389,6 +389,70 @@ describe('what stays one event', () => {
 	});
 });
 
+describe('after Send and Wait for Response, each answer is an event', () => {
+	// Manual Trigger → Ask (its answer pinned, as n8n resumes it with the answer) → Thank.
+	const ask = (customerId: string) =>
+		crmStep('Ask', {
+			resource: 'message',
+			operation: 'sendAndWait',
+			customerId: { __rl: true, mode: 'id', value: customerId },
+			messengerType: 'telegram',
+			message: 'Can you make it on Tuesday?',
+		});
+	const answer = (customerId: string, respondedAt: string): INodeExecutionData[] => [
+		{
+			json: {
+				data: { approved: true, respondedAt },
+				customer_id: customerId,
+				messenger_type: 'telegram',
+			},
+		},
+	];
+	const asked = async (spec: WorkflowSpec, answered: INodeExecutionData[]) =>
+		await startWorkflow(spec, env.creds(), {
+			trigger: 'Run',
+			items: [{ json: {} }],
+			mode: 'manual',
+			executionId: `event-${++runs}`,
+			pinData: { Ask: answered },
+		});
+
+	it('the same question answered twice (the same empty Manual Trigger item) thanks twice; the same answer run again thanks once', async () => {
+		const [id] = customers(1);
+		const spec = chain(
+			n8nNode('Run', 'n8n-nodes-base.manualTrigger'),
+			ask(id),
+			crmStep('Thank', send({ customerId: { __rl: true, mode: 'id', value: id } })),
+		);
+		const first = answer(id, '2026-11-24T10:00:00.000Z');
+		expect(outcomes(await asked(spec, first), 'Thank')).toEqual(['sent']);
+		const second = await asked(spec, answer(id, '2026-11-25T09:30:00.000Z'));
+		expect(outcomes(second, 'Thank')).toEqual(['sent']);
+		expect(outcomes(await asked(spec, first), 'Thank')).toEqual(['replayed']);
+		expect(sentTo([id])).toEqual([2]);
+	});
+
+	it('a Send between them is not an answer: the Manual Trigger item stays one event', async () => {
+		const [id] = customers(1);
+		const notAsking = crmStep('Ask', {
+			resource: 'message',
+			operation: 'send',
+			customerId: { __rl: true, mode: 'id', value: id },
+			messengerType: 'telegram',
+			text: 'Hello',
+		});
+		const spec = chain(
+			n8nNode('Run', 'n8n-nodes-base.manualTrigger'),
+			notAsking,
+			crmStep('Thank', send({ customerId: { __rl: true, mode: 'id', value: id } })),
+		);
+		await asked(spec, answer(id, '2026-11-24T10:00:00.000Z'));
+		const second = await asked(spec, answer(id, '2026-11-25T09:30:00.000Z'));
+		expect(outcomes(second, 'Thank')).toEqual(['replayed']);
+		expect(sentTo([id])).toEqual([1]);
+	});
+});
+
 describe('upserts follow the same rule', () => {
 	it('the same person from two form submissions is written twice (updated), the same submission again is a repeat', async () => {
 		const spec = chain(

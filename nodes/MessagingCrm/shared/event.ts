@@ -12,9 +12,11 @@ import { perRun } from '../helpers/perRun';
 /**
  * The event an input item belongs to, for the derived Idempotency-Key: the item of the workflow's
  * trigger (or of a sub-workflow's Execute Workflow Trigger) it descends from, reached through n8n's
- * paired items as `$('Trigger').item` reaches it. A re-run of one event (n8n's Retry, the editor
- * on the same or pinned trigger data, the same webhook body delivered again) finds the same item;
- * two events with the same words (two schedule ticks, two form submissions) find two.
+ * paired items as `$('Trigger').item` reaches it, and, after a Send and Wait for Response of this
+ * node, the customer's answer it descends from (each answer is an event of its own: a question
+ * asked again gets its follow-ups again). A re-run of one event (n8n's Retry, the editor on the
+ * same or pinned trigger data, the same webhook body delivered again) finds the same items; two
+ * events with the same words (two schedule ticks, two form submissions, two answers) find two.
  */
 export interface EventOf {
 	/** A hash of what names the event: the trigger item without its delivery fields, or, when the
@@ -75,6 +77,8 @@ interface DataProxy {
 
 interface RunEvents {
 	triggers: Trigger[];
+	/** The Send and Wait for Response nodes upstream that ran now: their answers are events too. */
+	answers: Trigger[];
 	proxy?: DataProxy;
 	/** Per trigger, the identity of everything it gave this execution (made once, when needed). */
 	whole: Map<string, string>;
@@ -91,23 +95,49 @@ function triggersOf(ctx: IExecuteFunctions, proxy: DataProxy): Trigger[] {
 	return ctx
 		.getParentNodes(ctx.getNode().name)
 		.filter((node) => !node.disabled && ctx.getParentNodes(node.name, { depth: 1 }).length === 0)
-		.filter((node) => {
-			try {
-				return proxy.$(node.name).isExecuted === true;
-			} catch {
-				return false;
-			}
-		})
+		.filter((node) => ran(proxy, node.name))
+		.map(({ name, type }) => ({ name, type }));
+}
+
+/** The operation value of Message → Send and Wait for Response (its file's name in actions/message/). */
+const SEND_AND_WAIT = 'sendAndWait';
+
+/** Whether `node` ran in this execution. */
+function ran(proxy: DataProxy, node: string): boolean {
+	try {
+		return proxy.$(node).isExecuted === true;
+	} catch {
+		return false;
+	}
+}
+
+/**
+ * The Send and Wait for Response nodes of this package upstream of this node that ran now: an item
+ * after one descends from the customer's answer (or, once Limit Wait Time ran out, its input).
+ */
+function answersOf(ctx: IExecuteFunctions, proxy: DataProxy): Trigger[] {
+	const type = `${ctx.getNode().type.split('.')[0]}.messagingCrm`;
+	return ctx
+		.getParentNodes(ctx.getNode().name, { includeNodeParameters: true })
+		.filter((node) => !node.disabled && node.type === type)
+		.filter((node) => node.parameters?.operation === SEND_AND_WAIT && ran(proxy, node.name))
 		.map(({ name, type }) => ({ name, type }));
 }
 
 function runEventsOf(ctx: IExecuteFunctions): RunEvents {
 	return perRun(runs, ctx, () => {
-		const run: RunEvents = { triggers: [], whole: new Map(), seen: new WeakMap(), lost: new Map() };
+		const run: RunEvents = {
+			triggers: [],
+			answers: [],
+			whole: new Map(),
+			seen: new WeakMap(),
+			lost: new Map(),
+		};
 		// An n8n without getParentNodes: no lineage, the request alone keys.
 		if (typeof ctx.getParentNodes !== 'function') return run;
 		run.proxy = ctx.getWorkflowDataProxy(0) as unknown as DataProxy;
 		run.triggers = triggersOf(ctx, run.proxy);
+		run.answers = run.triggers.length ? answersOf(ctx, run.proxy) : [];
 		return run;
 	});
 }
@@ -180,7 +210,7 @@ export function eventOf(ctx: IExecuteFunctions, itemIndex: number): EventOf | un
 	if (run.triggers.length === 0) return undefined;
 	const identities: string[] = [];
 	let firstError: { error: unknown; trigger: Trigger } | undefined;
-	for (const trigger of run.triggers) {
+	for (const trigger of [...run.triggers, ...run.answers]) {
 		try {
 			identities.push(itemIdentity(run, trigger, triggerItem(ctx, run, trigger.name, itemIndex)));
 		} catch (error) {

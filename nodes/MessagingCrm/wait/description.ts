@@ -9,9 +9,6 @@ import type { INodeProperties, IWebhookDescription } from 'n8n-workflow';
 
 import { idempotencyKeyOption, repeatProtectionOption } from '../shared/idempotency';
 
-/** The operation's value: the one n8n's waiting webhooks and human review look for. */
-export const SEND_AND_WAIT = 'sendAndWait';
-
 /**
  * Where a waiting message's links come back: n8n's waiting webhooks at the node's ID (GET shows
  * the page, POST answers), as n8n's own Send and Wait nodes declare them.
