@@ -160,11 +160,16 @@ export async function startInEditor(
 	session: Session,
 	workflowId: string,
 	trigger: string,
+	workflowData?: object,
 ): Promise<string> {
 	const response = await fetch(`${session.url}/rest/workflows/${workflowId}/run`, {
 		method: 'POST',
 		headers: { cookie: session.cookie, 'Content-Type': 'application/json', 'browser-id': 'e2e' },
-		body: JSON.stringify({ triggerToStartFrom: { name: trigger } }),
+		// n8n 1.x's editor sends the workflow it shows along; 2.x's runs the saved one.
+		body: JSON.stringify({
+			triggerToStartFrom: { name: trigger },
+			...(workflowData && { workflowData }),
+		}),
 	});
 	const body = (await response.json()) as { data?: { executionId?: string } };
 	const id = body.data?.executionId;

@@ -4,21 +4,25 @@
  * in Chromium as a person would and presses the page's button; the execution resumes with the
  * answer, which the workflow's next node sends back to Anna ("Answer: {…}"), where the test reads
  * it. Also: a link preview's GET resumes nothing, Free Text and a Custom Form through their pages,
- * Limit Wait Time running out, a second press, n8n's Retry of the execution after the answer.
+ * Limit Wait Time running out, a second press (later, and at once: a person's double press), n8n's
+ * Retry of the execution after the answer, and example 8 as shipped, run twice from the editor.
  */
+import path from 'path';
+
 import type { Browser, Page } from 'playwright-core';
 
 import type { Sandbox } from '../sandbox/server';
 import { launchChromium } from './browser';
 import { startSandbox } from '../sandbox/server';
-import { ensureN8n, N8N_V1_VERSION, N8N_VERSION, prepareUserFolder, startN8n } from './n8n';
+import { ensureN8n, N8N_V1_VERSION, N8N_VERSION, prepareUserFolder, ROOT, startN8n } from './n8n';
 import type { Session } from './rest';
-import { executions, postToWebhook, retryExecution, until } from './rest';
+import { executions, postToWebhook, retryExecution, startInEditor, until } from './rest';
 import type { WorkflowJson } from './setup';
 import { answerIn, asking, FORM, linksIn, press } from './askWorkflows';
 import {
 	apiCustomer,
 	customerMessages,
+	exampleWorkflow,
 	importCredential,
 	importWorkflows,
 	privateFolder,
@@ -26,6 +30,10 @@ import {
 	publishWorkflow,
 	setupOwner,
 } from './setup';
+
+/** Example 8, "Confirm an appointment", and the demo customer it asks (Anna Petrova). */
+const EXAMPLE_8 = 'mcrmConfirmAppt01';
+const DEMO_ANNA = '126b6f2c-82f7-5b0c-96ef-3215510489b2';
 
 describe.each([N8N_VERSION, N8N_V1_VERSION])('Send and Wait for Response in n8n %s', (version) => {
 	const options = { userFolder: privateFolder(`n8n-e2e-wait-${version}-`), version, port: 5694 };
@@ -37,6 +45,7 @@ describe.each([N8N_VERSION, N8N_V1_VERSION])('Send and Wait for Response in n8n 
 	let anna: string;
 	let workflows: Record<string, WorkflowJson>;
 	let asked = 0;
+	let example8: WorkflowJson;
 
 	beforeAll(async () => {
 		await ensureN8n(version);
@@ -75,9 +84,13 @@ describe.each([N8N_VERSION, N8N_V1_VERSION])('Send and Wait for Response in n8n 
 				},
 			),
 		};
+		// Example 8 as shipped, asking this test's Anna.
+		example8 = JSON.parse(
+			JSON.stringify(exampleWorkflow(EXAMPLE_8)).replaceAll(DEMO_ANNA, anna),
+		) as WorkflowJson;
 		prepareUserFolder(options.userFolder, true, version);
 		await importCredential(options, { baseUrl: sandbox.url, apiKey: sandbox.mintKey() });
-		await importWorkflows(options, Object.values(workflows));
+		await importWorkflows(options, [...Object.values(workflows), example8]);
 		for (const workflow of Object.values(workflows)) await publishWorkflow(options, workflow.id);
 		n8n = await startN8n({ ...options, output: log });
 		session = { url: n8n.url, cookie: await setupOwner(n8n.url) };
@@ -181,6 +194,65 @@ describe.each([N8N_VERSION, N8N_V1_VERSION])('Send and Wait for Response in n8n 
 		expect(
 			customerMessages(sandbox, anna).filter((m) => m.text?.startsWith('Answer:')),
 		).toHaveLength(1);
+	});
+
+	it("a person's double press: the message's bold on the page, the button disabled once pressed, the thank-you page and no JSON, the execution resumed once", async () => {
+		const { execution, links } = await ask('approval');
+		const answers = () =>
+			customerMessages(sandbox, anna).filter((m) => m.text?.startsWith('Answer:')).length;
+		const before = answers();
+		const page = await open(links.Approve);
+		expect(await page.locator('p b').innerText()).toBe('Tuesday');
+		if (version === N8N_VERSION) {
+			await page.setViewportSize({ width: 480, height: 360 });
+			await page.screenshot({
+				path: path.join(ROOT, 'test/e2e/screenshots/send-and-wait-page.png'),
+			});
+		}
+		const button = page.getByRole('button', { name: 'Approve' });
+		const box = (await button.boundingBox())!;
+		const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+		await page.mouse.click(x, y);
+		await page.waitForTimeout(150);
+		await page.mouse.click(x, y);
+		await page.getByText('Your answer has been recorded').waitFor();
+		expect(await page.content()).not.toContain('"code"');
+		await page.close();
+		await until(
+			'the execution to end',
+			async () =>
+				(await executions(session, workflows.approval.id)).find((e) => e.id === execution)
+					?.status === 'success',
+		);
+		await new Promise((resolve) => setTimeout(resolve, 1000));
+		expect(answers()).toBe(before + 1);
+	});
+
+	it('example 8 run twice from the editor: Anna is asked twice and, each time she says yes, thanked', async () => {
+		const texts = () => customerMessages(sandbox, anna).map((m) => m.text ?? '');
+		const count = (start: string) => texts().filter((t) => t.startsWith(start)).length;
+		const [questions, thanks] = [count('Hi Anna!'), count('Thank you, see you')];
+		for (let run = 1; run <= 2; run++) {
+			const shown = version.startsWith('1.') ? example8 : undefined;
+			const id = await startInEditor(session, EXAMPLE_8, 'Ask Anna (run me)', shown);
+			await until(
+				'example 8 to wait',
+				async () =>
+					(await executions(session, EXAMPLE_8)).find((e) => e.id === id)?.status === 'waiting',
+			);
+			const links = linksIn(
+				texts()
+					.filter((t) => t.startsWith('Hi Anna!'))
+					.pop() ?? '',
+			);
+			expect((await press(links["Yes, I'll be there"], 'approve')).status).toBe(200);
+			await until(
+				'example 8 to end',
+				async () =>
+					(await executions(session, EXAMPLE_8)).find((e) => e.id === id)?.status === 'success',
+			);
+		}
+		expect([count('Hi Anna!') - questions, count('Thank you, see you') - thanks]).toEqual([2, 2]);
 	});
 
 	it('Decline answers approved: false', async () => {
