@@ -259,7 +259,13 @@ export function installPackage(folder: string, tarball = packedPackage()): strin
  * failure). `<folder>/node_modules/n8n-workflow` points at the copy of the n8n that runs, as an
  * installation outside a project finds it.
  */
+/** One line on how long a step of n8n's took, so that a slow end-to-end file shows where. */
+export function took(step: string, since: number): void {
+	process.stderr.write(`e2e: ${step} took ${((Date.now() - since) / 1000).toFixed(1)} s\n`);
+}
+
 export function prepareUserFolder(folder: string, fresh = true, version = N8N_VERSION): void {
+	const since = Date.now();
 	if (fresh) rmSync(folder, { recursive: true, force: true });
 	mkdirSync(path.join(folder, '.n8n', 'nodes', 'node_modules'), { recursive: true });
 	installPackage(folder);
@@ -267,6 +273,7 @@ export function prepareUserFolder(folder: string, fresh = true, version = N8N_VE
 	rmSync(shared, { recursive: true, force: true });
 	mkdirSync(path.dirname(shared), { recursive: true });
 	symlinkSync(path.join(cacheDir(version), 'node_modules', 'n8n-workflow'), shared);
+	took(`the package's install into n8n ${version}'s user folder`, since);
 }
 
 export interface N8nOptions {
@@ -333,6 +340,7 @@ export function n8nCli(
 	const version = options.version ?? N8N_VERSION;
 	// Output goes to files, not pipes: n8n's CLI exits right after printing, which can cut a pipe short.
 	const dir = mkdtempSync(path.join(tmpdir(), 'n8n-cli-'));
+	const since = Date.now();
 	const out = openSync(path.join(dir, 'stdout'), 'w');
 	const err = openSync(path.join(dir, 'stderr'), 'w');
 	return new Promise((resolve, reject) => {
@@ -349,6 +357,7 @@ export function n8nCli(
 			const stdout = readFileSync(path.join(dir, 'stdout'), 'utf8');
 			const stderr = readFileSync(path.join(dir, 'stderr'), 'utf8');
 			rmSync(dir, { recursive: true, force: true });
+			took(`n8n ${version} ${args[0]}`, since);
 			resolve({ status, stdout, stderr });
 		});
 	});
@@ -363,6 +372,7 @@ export async function startN8n(
 ): Promise<{ process: ChildProcess; url: string; stop: () => Promise<void> }> {
 	const version = options.version ?? N8N_VERSION;
 	const port = options.port ?? 5678;
+	const since = Date.now();
 	const child = spawn(nodeFor(version), [n8nBin(version), ...(options.command ?? ['start'])], {
 		env: n8nEnv(options),
 		stdio: ['ignore', 'pipe', 'pipe'],
@@ -393,6 +403,7 @@ export async function startN8n(
 		}
 		await new Promise((resolve) => setTimeout(resolve, 500));
 	}
+	took(`n8n ${version} ${(options.command ?? ['start']).join(' ')} until ready`, since);
 	const stop = () =>
 		new Promise<void>((resolve) => {
 			if (child.exitCode !== null || child.signalCode !== null) return resolve();
