@@ -2,7 +2,7 @@
  * `npm run bench -- skew`, `tail` and `limiters`. Servers that write their reset otherwise, a lone
  * tail, and limiters that free slots one at a time.
  */
-import { runNode } from '../harness/n8n';
+import { runNode } from '../harness/engine';
 import type { Json, Log } from './runner';
 import {
 	BASE,

@@ -3,7 +3,7 @@
  * memory and time.
  */
 import type { INodeTypes } from 'n8n-workflow';
-import { runNode } from '../harness/n8n';
+import { runNode } from '../harness/engine';
 import {
 	BASE,
 	control,

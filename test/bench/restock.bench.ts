@@ -2,7 +2,7 @@
  * `npm run bench -- restock`. Restocking a promo pool from a file: the node against the same
  * upload by hand.
  */
-import { runNode } from '../harness/n8n';
+import { runNode } from '../harness/engine';
 import { measuredUpload } from './restock';
 import type { Figures } from './runner';
 import {

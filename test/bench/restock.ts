@@ -5,7 +5,7 @@
  */
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import { runNode } from '../harness/n8n';
+import { runNode } from '../harness/engine';
 
 export async function measuredUpload(options: {
 	baseUrl: string;

@@ -21,7 +21,7 @@ import type {
 } from 'n8n-workflow';
 
 import { ensureN8n, N8N_VERSION, ROOT } from '../e2e/n8n';
-import { loadPackage, runNode } from '../harness/n8n';
+import { loadPackage, runNode } from '../harness/engine';
 import { perFullWindow } from '../harness/windows';
 
 /** The sandbox's port (BENCH_PORT: another, to run beside a running benchmark). */

@@ -2,7 +2,7 @@
  * `npm run bench -- sends`. Sends under faults: a server that fails, times out or answers late.
  */
 import type { INodeExecutionData, INodeTypes } from 'n8n-workflow';
-import { runNode } from '../harness/n8n';
+import { runNode } from '../harness/engine';
 import {
 	BASE,
 	control,

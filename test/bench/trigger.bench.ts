@@ -1,5 +1,5 @@
 /** `npm run bench -- trigger`. The trigger's polls: what it costs to notice events. */
-import { createTrigger } from '../harness/n8n';
+import { createTrigger } from '../harness/triggerRuns';
 import {
 	BASE,
 	control,

@@ -3,7 +3,7 @@
  * n8n's HTTP Request node.
  */
 import type { INodeTypes } from 'n8n-workflow';
-import { runNode } from '../harness/n8n';
+import { runNode } from '../harness/engine';
 import {
 	BASE,
 	fresh,

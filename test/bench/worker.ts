@@ -8,7 +8,7 @@
  * - `restock`: uploads `count` codes from a CSV binary and reports the peak resident memory and
  *   heap above the process's baseline.
  */
-import { loadPackage, runNode } from '../harness/n8n';
+import { loadPackage, runNode } from '../harness/engine';
 import { measuredUpload } from './restock';
 
 interface Job {

@@ -7,8 +7,14 @@
  * received prove what the tools described and what each tool answered.
  */
 
-import type { Conversation, Reply, ScriptedModel, ToolResult, ToolSpec } from '../model/server';
-import { startScriptedModel } from '../model/server';
+import type {
+	Conversation,
+	Reply,
+	ScriptedModel,
+	ToolResult,
+	ToolSpec,
+} from '../model/scriptedModel';
+import { startScriptedModel } from '../model/scriptedModel';
 import type { Sandbox } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
 import { DEMO } from '../sandbox/store';

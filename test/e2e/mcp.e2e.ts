@@ -10,7 +10,7 @@ import { randomBytes } from 'crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 
-import { assertNoSecret } from '../harness/n8n';
+import { assertNoSecret } from '../harness/engine';
 import type { Sandbox } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
 import { demoPersonId, seedDemoPeople } from '../sandbox/demo';

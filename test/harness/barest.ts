@@ -7,7 +7,7 @@ import { createDeal } from '../sandbox/crm';
 import type { Sandbox } from '../sandbox/server';
 import { DEMO } from '../sandbox/store';
 import { byId } from './fixtures';
-import { loadPackage, NODE_TYPE } from './n8n';
+import { loadPackage, NODE_TYPE } from './engine';
 
 /** The records the barest configurations point at, made in the sandbox. */
 export interface BarestWorld {

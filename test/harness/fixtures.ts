@@ -2,8 +2,8 @@ import type { INode, INodeExecutionData, INodeParameters, WorkflowExecuteMode } 
 
 import type { Sandbox, SandboxOptions } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
-import type { CrmCredentials } from './n8n';
-import { runNode } from './n8n';
+import type { CrmCredentials } from './engine';
+import { runNode } from './engine';
 
 export interface Env {
 	sandbox: Sandbox;

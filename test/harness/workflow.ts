@@ -26,8 +26,8 @@ import type {
 } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
-import type { CrmCredentials } from './n8n';
-import { assertNoSecret, crmNode, executeToEnd, loadPackage, logLines } from './n8n';
+import type { CrmCredentials } from './engine';
+import { assertNoSecret, crmNode, executeToEnd, loadPackage, logLines } from './engine';
 
 const standIn = (
 	type: string,

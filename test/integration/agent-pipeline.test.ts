@@ -1,6 +1,7 @@
 import type { INodePropertyOptions } from 'n8n-workflow';
 
-import { callMethod, runNode } from '../harness/n8n';
+import { runNode } from '../harness/engine';
+import { callMethod } from '../harness/toolRuns';
 import type { Sandbox } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
 import { DEMO } from '../sandbox/store';

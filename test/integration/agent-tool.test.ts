@@ -9,7 +9,8 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { byId, byMode, useSandbox } from '../harness/fixtures';
-import { NODE_TYPE, runAsToolFor } from '../harness/n8n';
+import { NODE_TYPE } from '../harness/engine';
+import { runAsToolFor } from '../harness/toolRuns';
 import { demoPersonId, seedDemoPeople } from '../sandbox/demo';
 import { inClientWords } from '../../nodes/MessagingCrm/actions/asTool';
 

@@ -16,15 +16,9 @@ import type {
 import { Workflow } from 'n8n-workflow';
 
 import { byId, byMode, useSandbox } from '../harness/fixtures';
-import {
-	callMethod,
-	createTrigger,
-	crmNode,
-	loadPackage,
-	NODE_TYPE,
-	PACKAGE_ROOT,
-	TRIGGER_TYPE,
-} from '../harness/n8n';
+import { crmNode, loadPackage, NODE_TYPE, PACKAGE_ROOT } from '../harness/engine';
+import { callMethod } from '../harness/toolRuns';
+import { createTrigger, TRIGGER_TYPE } from '../harness/triggerRuns';
 import { DEMO } from '../sandbox/store';
 import { MessagingCrm } from '../../nodes/MessagingCrm/MessagingCrm.node';
 import { MessagingCrmTrigger } from '../../nodes/MessagingCrm/MessagingCrmTrigger.node';

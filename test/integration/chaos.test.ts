@@ -7,7 +7,7 @@
  */
 import type { INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { runNode } from '../harness/n8n';
+import { runNode } from '../harness/engine';
 import { prng } from '../harness/prng';
 import type { Sandbox } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';

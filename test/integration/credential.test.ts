@@ -2,7 +2,7 @@ import { Expression } from 'n8n-workflow';
 
 import { MessagingCrmApi } from '../../credentials/MessagingCrmApi.credentials';
 import { baseUrlProblem } from '../../nodes/MessagingCrm/helpers/url';
-import { testCredential } from '../harness/n8n';
+import { testCredential } from '../harness/toolRuns';
 import type { Sandbox } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
 

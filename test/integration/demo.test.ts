@@ -5,7 +5,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
  */
 import { exampleWorkflow } from '../e2e/setup';
 import { byId, byMode, useSandbox } from '../harness/fixtures';
-import { createTrigger } from '../harness/n8n';
+import { createTrigger } from '../harness/triggerRuns';
 import { DEMO_PEOPLE, demoPersonId, seedDemoPeople } from '../sandbox/demo';
 import { DEMO } from '../sandbox/store';
 

@@ -119,7 +119,7 @@ describe("docs/architecture.md's worked example, followed in a scratch copy", ()
 		// The copy's own harness and sandbox: its dist, its new route, its barest configurations.
 		const copy = <T>(file: string) => require(path.join(scratch, file)) as T;
 		const { startSandbox } = copy<typeof import('../sandbox/server')>('test/sandbox/server');
-		const { runNode } = copy<typeof import('../harness/n8n')>('test/harness/n8n');
+		const { runNode } = copy<typeof import('../harness/engine')>('test/harness/engine');
 		const { barestParameters, barestWorld } =
 			copy<typeof import('../harness/barest')>('test/harness/barest');
 		const step1 = edits.find((e) => e.file.endsWith('.operation.ts'))!;

@@ -13,8 +13,9 @@ import path from 'path';
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { exampleWorkflows } from '../e2e/setup';
-import { anchorsOf } from '../harness/markdown';
-import { loadPackage, NODE_TYPE, PACKAGE_ROOT, TRIGGER_TYPE } from '../harness/n8n';
+import { anchorsOf } from '../harness/headingAnchors';
+import { loadPackage, NODE_TYPE, PACKAGE_ROOT } from '../harness/engine';
+import { TRIGGER_TYPE } from '../harness/triggerRuns';
 
 const read = (file: string) => readFileSync(path.join(PACKAGE_ROOT, file), 'utf8');
 const DOCS = ['README.md', ...readdirSync(path.join(PACKAGE_ROOT, 'docs')).map((f) => `docs/${f}`)];

@@ -9,7 +9,7 @@ import type { INodeParameters, INodeProperties, INodePropertyOptions } from 'n8n
 
 import { operationKeys } from '../../nodes/MessagingCrm/actions/resources';
 import { useSandbox } from '../harness/fixtures';
-import { loadPackage, NODE_TYPE } from '../harness/n8n';
+import { loadPackage, NODE_TYPE } from '../harness/engine';
 import { assertInsideApi } from '../harness/paths';
 import { DEMO } from '../sandbox/store';
 

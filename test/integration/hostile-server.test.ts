@@ -13,16 +13,9 @@ import { operationKeys as registryKeys } from '../../nodes/MessagingCrm/actions/
 import type { Operation } from '../../nodes/MessagingCrm/actions/node.type';
 import { barestParameters, barestWorld, derivedParameters, operationKeys } from '../harness/barest';
 import { byId, useSandbox } from '../harness/fixtures';
-import {
-	assertNoSecret,
-	callMethod,
-	createTrigger,
-	errorText,
-	keyForms,
-	loadPackage,
-	NODE_TYPE,
-	testCredential,
-} from '../harness/n8n';
+import { assertNoSecret, errorText, keyForms, loadPackage, NODE_TYPE } from '../harness/engine';
+import { callMethod, testCredential } from '../harness/toolRuns';
+import { createTrigger } from '../harness/triggerRuns';
 import { assertInsideApi } from '../harness/paths';
 import type { FaultSpec } from '../sandbox/server';
 import { DEMO } from '../sandbox/store';

@@ -1,5 +1,5 @@
 import { byId, byMode, useSandbox } from '../harness/fixtures';
-import { createPool, issue as issueCode, upload } from '../sandbox/promo';
+import { createPool, issue as issueCode, upload } from '../sandbox/promoPools';
 import { DEMO } from '../sandbox/store';
 
 const env = useSandbox();

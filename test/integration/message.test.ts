@@ -2,7 +2,7 @@ import axios from 'axios';
 import type { INodeParameters, INodePropertyOptions } from 'n8n-workflow';
 
 import { byId, useSandbox } from '../harness/fixtures';
-import { callMethod } from '../harness/n8n';
+import { callMethod } from '../harness/toolRuns';
 import { DEMO } from '../sandbox/store';
 
 const env = useSandbox();

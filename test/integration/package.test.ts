@@ -26,7 +26,7 @@ import {
 	MCP_WORKFLOW_ID,
 } from '../e2e/setup';
 import { statusMarkLookalikes } from '../harness/icon';
-import { PACKAGE_ROOT } from '../harness/n8n';
+import { PACKAGE_ROOT } from '../harness/engine';
 
 const pkg = JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {
 	version: string;

@@ -1,7 +1,7 @@
 import type { INodeExecutionData, INodeListSearchResult } from 'n8n-workflow';
 
 import { useSandbox } from '../harness/fixtures';
-import { callMethod } from '../harness/n8n';
+import { callMethod } from '../harness/toolRuns';
 import { DEMO } from '../sandbox/store';
 
 const env = useSandbox();
@@ -174,7 +174,7 @@ describe('Promo Code → Get Many and Find Owner', () => {
 	it('returns all of 1,234 codes as distinct items in three requests (pages of 500)', async () => {
 		env.sandbox.reset('empty');
 		env.apiKey = env.sandbox.mintKey();
-		const { createPool, upload } = await import('../sandbox/promo');
+		const { createPool, upload } = await import('../sandbox/promoPools');
 		const p = createPool(
 			env.sandbox.store,
 			{ agent_id: DEMO.supportBot, title: 'Big' },

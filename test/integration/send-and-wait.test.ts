@@ -13,7 +13,7 @@ import { WebhookContext } from 'n8n-core';
 
 import { FORM } from '../e2e/askWorkflows';
 import { byId, useSandbox } from '../harness/fixtures';
-import { additionalData, crmNode, loadPackage, NODE_TYPE } from '../harness/n8n';
+import { additionalData, crmNode, loadPackage, NODE_TYPE } from '../harness/engine';
 
 const env = useSandbox();
 

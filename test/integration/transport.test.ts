@@ -1,4 +1,4 @@
-import { runNode } from '../harness/n8n';
+import { runNode } from '../harness/engine';
 import type { Sandbox } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
 

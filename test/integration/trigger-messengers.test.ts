@@ -3,7 +3,7 @@
  * forward as time passing would move it: Customer Wrote, Window Closing Soon, Window Closed.
  */
 import { useSandbox } from '../harness/fixtures';
-import { createTrigger } from '../harness/n8n';
+import { createTrigger } from '../harness/triggerRuns';
 import { prng } from '../harness/prng';
 import { demoPersonId, seedDemoPeople } from '../sandbox/demo';
 

@@ -5,8 +5,8 @@
  */
 import { useSandbox } from '../harness/fixtures';
 import { prng } from '../harness/prng';
-import { createTrigger } from '../harness/n8n';
-import { createPool, upload } from '../sandbox/promo';
+import { createTrigger } from '../harness/triggerRuns';
+import { createPool, upload } from '../sandbox/promoPools';
 import { DEMO } from '../sandbox/store';
 
 const env = useSandbox();

@@ -3,7 +3,7 @@ import { Container } from '@n8n/di';
 import type { INodeParameters } from 'n8n-workflow';
 
 import { byId, useSandbox } from '../harness/fixtures';
-import { createTrigger } from '../harness/n8n';
+import { createTrigger } from '../harness/triggerRuns';
 import { DEMO } from '../sandbox/store';
 
 const env = useSandbox();

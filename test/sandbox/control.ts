@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'http';
 import { createDeal } from './crm';
 import type { ChaosConfig, FaultSpec } from './faults';
 import { sendJson } from './http';
-import { createPool, poolOut } from './promo';
+import { createPool, poolOut } from './promoPools';
 import type { RateLimitConfig, Sandbox } from './server';
 import { ALL_SCOPES } from './server';
 import { DEMO } from './store';

@@ -10,7 +10,7 @@ import type {
 	StageRow,
 	Store,
 } from './store';
-import { EMAIL, normalizePhone } from './variables';
+import { EMAIL, normalizePhone } from './variablesContract';
 
 export const MESSENGER_TYPES = [
 	'telegram',

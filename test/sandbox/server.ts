@@ -10,7 +10,7 @@ import type { AddressInfo, Socket } from 'net';
 
 import { control } from './control';
 import { ApiError, validation } from './errors';
-import type { ChaosConfig, FaultKind, FaultSpec } from './faults';
+import type { ChaosConfig, FaultSpec } from './faults';
 import { applyFault, FaultPlan } from './faults';
 import { readBody, sendJson } from './http';
 import { isUuid } from './ids';
@@ -32,177 +32,36 @@ import {
 } from './simulations';
 import { decodeState, encodeState } from './persist';
 import { seedDemo, Store } from './store';
+import { KeyWindows } from './keyWindows';
+import { answerOnce } from './replays';
+import { authenticate } from './auth';
+import type {
+	Route,
+	RateLimitConfig,
+	LoggedRequest,
+	KeyRecord,
+	Answer,
+	StoredAnswer,
+	SandboxOptions,
+	IdempotencyScope,
+} from './contract';
+import { ALL_SCOPES, compileRoute, Halt } from './contract';
 
 export type { ChaosConfig, FaultKind, FaultSpec } from './faults';
 
-/** The nine scopes of the spec. */
-export const ALL_SCOPES = [
-	'agents:read',
-	'customers:read',
-	'customers:write',
-	'pipelines:read',
-	'promo:read',
-	'promo:write',
-	'templates:manage',
-	'messages:send',
-	'messages:template',
-];
+export { ALL_SCOPES } from './contract';
+export type {
+	HandlerContext,
+	HandlerResult,
+	Route,
+	RateLimitConfig,
+	LoggedRequest,
+	SandboxOptions,
+	IdempotencyScope,
+} from './contract';
 
-export interface HandlerContext {
-	store: Store;
-	params: Record<string, string>;
-	query: URLSearchParams;
-	body: unknown;
-	keyId: string;
-	sandbox: Sandbox;
-}
-
-export interface HandlerResult {
-	status: number;
-	body: unknown;
-}
-
-export interface Route {
-	method: 'GET' | 'POST' | 'PATCH';
-	/** Path with `:name` segments, e.g. `/customers/:customer_id/deals`. */
-	path: string;
-	/** The scope needed; a list means any one of them; a function decides from the body. */
-	scope: string | string[] | ((body: unknown) => string);
-	/** Path parameters that must be UUIDs (422 otherwise). */
-	uuidParams?: string[];
-	/** The endpoint honours `Idempotency-Key`. */
-	idempotent?: boolean;
-	/** Whether an error answer is stored under the idempotency key (final refusals). */
-	storeError?: (error: ApiError) => boolean;
-	handler: (ctx: HandlerContext) => HandlerResult;
-}
-
-export interface RateLimitConfig {
-	enabled: boolean;
-	limit: number;
-	windowMs: number;
-	/**
-	 * How X-RateLimit-Reset is written: seconds until the reset to the millisecond (`seconds`) or
-	 * in whole seconds rounded down or up; epoch seconds rounded up (`epoch`) or truncated; epoch
-	 * milliseconds (`epoch-ms`, as several APIs write it).
-	 */
-	resetFormat: 'seconds' | 'seconds-floor' | 'seconds-ceil' | 'epoch' | 'epoch-floor' | 'epoch-ms';
-	/** The server's clock runs this many seconds behind the host's: epoch resets are written on it. */
-	clockBehindSeconds?: number;
-	/** The Date header: the host's clock (Node's own, the default), the server's skewed one, or none. */
-	dateHeader?: 'host' | 'server' | 'none';
-	/** Retry-After on a 429 (default true). */
-	retryAfter?: boolean;
-	/**
-	 * How the key's requests are counted: a fixed window that starts at the first request after
-	 * the last one ended (the default), or a sliding log (`sliding`: a slot frees when the request
-	 * that took it is a window old; Remaining grows one at a time and the reset names the next
-	 * free slot).
-	 */
-	limiter?: 'fixed' | 'sliding';
-}
-
-export interface LoggedRequest {
-	seq: number;
-	at: number;
-	method: string;
-	/** The path after URL normalisation, as routed. */
-	path: string;
-	/** The request target exactly as it arrived, before any normalisation (`/customers/../agents` stays so). */
-	target: string;
-	/** The request's Content-Type, when it had a body. */
-	contentType?: string;
-	query: string;
-	status: number;
-	keyId?: string;
-	idempotencyKey?: string;
-	replayed?: boolean;
-	fault?: FaultKind;
-	/** When the key's rate window this request counted in began (the sandbox's clock). */
-	windowStart?: number;
-	/** The API endpoint the path matched (e.g. `GET /customers/:customer_id`), if any. */
-	route?: string;
-	body?: unknown;
-}
-
-interface KeyRecord {
-	id: string;
-	scopes: Set<string>;
-	revoked: boolean;
-}
-
-/** What the sandbox answers a request. */
-interface Answer {
-	status: number;
-	body: unknown;
-	headers: Record<string, string>;
-}
-
-/** A step of the request pipeline refused the request: this is the answer. */
-class Halt {
-	readonly answer: Answer;
-
-	constructor(
-		readonly cause: ApiError,
-		headers: Record<string, string> = {},
-	) {
-		this.answer = {
-			status: cause.status,
-			body: cause.toBody(),
-			headers: { ...headers, ...cause.headers },
-		};
-	}
-}
-
-interface StoredAnswer {
-	status: number;
-	body: unknown;
-	bodyHash: string;
-	at: number;
-}
-
-export interface SandboxOptions {
-	port?: number;
-	host?: string;
-	seed?: 'demo' | 'empty';
-	rateLimit?: Partial<RateLimitConfig>;
-	/** Keys to accept from the start (e.g. the demo key of `npm run sandbox`). */
-	keys?: Array<{ key: string; scopes?: string[] }>;
-	/** The token of the control surface; random unless given. */
-	controlToken?: string;
-	/** Log request bodies too (tests). */
-	logBodies?: boolean;
-	/** Where Idempotency-Keys live (the spec does not say): per API key (default) or per company. */
-	idempotencyScope?: IdempotencyScope;
-	/** Mark a stored answer with `Idempotent-Replayed: true` (default); false: a server that does not. */
-	markReplays?: boolean;
-	/**
-	 * Moderate business-chat templates as the platform owner would: a template PENDING for this
-	 * long becomes APPROVED (`npm run dev`, so that a person sees it happen); off unless given.
-	 */
-	moderateAfterMs?: number;
-}
-
-export type IdempotencyScope = 'key' | 'company';
-
-const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const MAX_LOG = 200_000;
 const CONTROL_PREFIX = '/__sandbox';
-
-function compileRoute(route: Route) {
-	const names: string[] = [];
-	const pattern = route.path.replace(/:([a-z_]+)/g, (_m, name: string) => {
-		names.push(name);
-		return '([^/]+)';
-	});
-	return { route, names, regex: new RegExp(`^${pattern}$`) };
-}
-
-function hashBody(body: unknown): string {
-	return createHash('sha256')
-		.update(JSON.stringify(body ?? null))
-		.digest('hex');
-}
 
 /**
  * A stateful emulator of the Company API on loopback. One instance is one company.
@@ -226,10 +85,8 @@ export class Sandbox {
 
 	private keys = new Map<string, KeyRecord>();
 
-	private windows = new Map<string, { start: number; count: number }>();
-
-	/** Per key, when each request the sliding log still counts was accepted. */
-	private slides = new Map<string, number[]>();
+	/** Each key's rate window (or sliding log) under `rateLimit`. */
+	private rates = new KeyWindows(() => this.rateLimit);
 
 	private idempotency = new Map<string, StoredAnswer>();
 
@@ -342,8 +199,7 @@ export class Sandbox {
 		this.idempotencyScope = this.options.idempotencyScope ?? 'key';
 		this.markReplays = this.options.markReplays ?? true;
 		this.keys.clear();
-		this.windows.clear();
-		this.slides.clear();
+		this.rates.clear();
 		this.idempotency.clear();
 		this.faults.clear();
 		this.log = [];
@@ -425,8 +281,7 @@ export class Sandbox {
 	/** Changes the rate limit; every key starts a fresh window. */
 	setRateLimit(config: Partial<RateLimitConfig>): RateLimitConfig {
 		this.rateLimit = { ...this.rateLimit, ...config };
-		this.windows.clear();
-		this.slides.clear();
+		this.rates.clear();
 		return this.rateLimit;
 	}
 
@@ -448,58 +303,6 @@ export class Sandbox {
 	private record(entry: Omit<LoggedRequest, 'seq' | 'at'>) {
 		if (this.log.length >= MAX_LOG) this.log.shift();
 		this.log.push({ seq: ++this.seq, at: this.now(), ...entry });
-	}
-
-	private rateHeaders(keyId: string): {
-		headers: Record<string, string>;
-		exceeded: boolean;
-		retryAfterMs: number;
-	} {
-		const cfg = this.rateLimit;
-		if (!cfg.enabled) return { headers: {}, exceeded: false, retryAfterMs: 0 };
-		const now = this.now();
-		const { resetAt, exceeded, used } =
-			cfg.limiter === 'sliding' ? this.slide(keyId, now) : this.fix(keyId, now);
-		const untilReset = Math.max(0, resetAt - now);
-		const behindMs = (cfg.clockBehindSeconds ?? 0) * 1000;
-		const serverReset = (resetAt - behindMs) / 1000;
-		const reset = {
-			seconds: (untilReset / 1000).toFixed(3),
-			'seconds-floor': String(Math.floor(untilReset / 1000)),
-			'seconds-ceil': String(Math.ceil(untilReset / 1000)),
-			epoch: String(Math.ceil(serverReset)),
-			'epoch-floor': String(Math.floor(serverReset)),
-			'epoch-ms': String(Math.round(serverReset * 1000)),
-		}[cfg.resetFormat];
-		const headers: Record<string, string> = {
-			'X-RateLimit-Limit': String(cfg.limit),
-			'X-RateLimit-Remaining': String(Math.max(0, cfg.limit - used)),
-			'X-RateLimit-Reset': reset,
-		};
-		if (cfg.dateHeader === 'server') headers.Date = new Date(now - behindMs).toUTCString();
-		return { headers, exceeded, retryAfterMs: untilReset };
-	}
-
-	/** A fixed window per key: counts the request arriving at `now`, or says it is over the limit. */
-	private fix(keyId: string, now: number): { resetAt: number; exceeded: boolean; used: number } {
-		let window = this.windows.get(keyId);
-		if (!window || now >= window.start + this.rateLimit.windowMs) {
-			window = { start: now, count: 0 };
-			this.windows.set(keyId, window);
-		}
-		const exceeded = window.count >= this.rateLimit.limit;
-		if (!exceeded) window.count++;
-		return { resetAt: window.start + this.rateLimit.windowMs, exceeded, used: window.count };
-	}
-
-	/** A sliding log per key: the reset names when the oldest request counted frees its slot. */
-	private slide(keyId: string, now: number): { resetAt: number; exceeded: boolean; used: number } {
-		const { limit, windowMs } = this.rateLimit;
-		const taken = (this.slides.get(keyId) ?? []).filter((t) => t > now - windowMs);
-		const exceeded = taken.length >= limit;
-		if (!exceeded) taken.push(now);
-		this.slides.set(keyId, taken);
-		return { resetAt: taken.length ? taken[0] + windowMs : now, exceeded, used: taken.length };
 	}
 
 	private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -582,7 +385,7 @@ export class Sandbox {
 			try {
 				rate = this.limitRate(key);
 			} finally {
-				entry.windowStart = this.windows.get(key.id)?.start;
+				entry.windowStart = this.rates.windowStart(key.id);
 			}
 			const { route, params } = this.routeOf(method, path, rate);
 			entry.route = `${route.method} ${route.path}`;
@@ -595,7 +398,18 @@ export class Sandbox {
 				: undefined;
 			if (!idemKey) return operate();
 			const owner = this.idempotencyScope === 'company' ? 'company' : key.id;
-			return this.once(`${owner} ${method} ${path} ${idemKey}`, route, body, rate, entry, operate);
+			// 7. Idempotency (replays.ts).
+			const storeKey = `${owner} ${method} ${path} ${idemKey}`;
+			const request = {
+				storeKey,
+				route,
+				body,
+				rate,
+				entry,
+				now: this.now(),
+				mark: this.markReplays,
+			};
+			return answerOnce(this.idempotency, request, operate);
 		} catch (error) {
 			if (error instanceof Halt) return error.answer;
 			throw error;
@@ -604,41 +418,12 @@ export class Sandbox {
 
 	/** 1. Authentication: a missing, malformed, unknown or revoked key is a 401 in the envelope. */
 	private authenticate(req: IncomingMessage): KeyRecord {
-		const auth = req.headers.authorization;
-		const match = typeof auth === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(auth) : null;
-		if (!match) {
-			const message = auth
-				? 'The Authorization header is not "Bearer <API_KEY>"'
-				: 'No API key was sent';
-			throw new Halt(new ApiError(401, 'unauthorized', message));
-		}
-		const key = this.keys.get(match[1]);
-		if (!key || key.revoked) {
-			const message = key ? 'This API key has been revoked' : 'Unknown API key';
-			throw new Halt(new ApiError(401, 'unauthorized', message));
-		}
-		return key;
+		return authenticate(this.keys, req.headers.authorization);
 	}
 
 	/** 2. Rate limit, per key, on every authenticated request: the headers every answer carries. */
 	private limitRate(key: KeyRecord): Record<string, string> {
-		const rate = this.rateHeaders(key.id);
-		if (rate.exceeded) {
-			const seconds = Math.max(1, Math.ceil(rate.retryAfterMs / 1000));
-			const { limit, windowMs } = this.rateLimit;
-			throw new Halt(
-				new ApiError(
-					429,
-					'rate_limited',
-					`Rate limit of ${limit} requests per ${windowMs / 1000} s exceeded`,
-					{ retry_after_seconds: seconds },
-				),
-				this.rateLimit.retryAfter === false
-					? rate.headers
-					: { ...rate.headers, 'Retry-After': String(seconds) },
-			);
-		}
-		return rate.headers;
+		return this.rates.admit(key.id, this.now());
 	}
 
 	/** 3. The endpoint the method and path name, with its path parameters. */
@@ -729,55 +514,6 @@ export class Sandbox {
 		for (const name of route.uuidParams ?? [])
 			if (!isUuid(params[name]))
 				throw new Halt(validation(`${name} must be a UUID`, { field: name }), rate);
-	}
-
-	/**
-	 * 7. Idempotency: a repeat with the same key returns the stored answer and does nothing; the
-	 * first answer is stored (and a refusal the route says is final).
-	 */
-	private once(
-		storeKey: string,
-		route: Route,
-		body: unknown,
-		rate: Record<string, string>,
-		entry: Omit<LoggedRequest, 'seq' | 'at'>,
-		operate: () => Answer,
-	): Answer {
-		const bodyHash = hashBody(body);
-		const stored = this.idempotency.get(storeKey);
-		if (stored && this.now() - stored.at < IDEMPOTENCY_TTL_MS) {
-			if (stored.bodyHash !== bodyHash)
-				throw new Halt(
-					new ApiError(
-						422,
-						'idempotency_key_reused',
-						'This Idempotency-Key was used with a different body',
-						{ field: 'Idempotency-Key' },
-					),
-					rate,
-				);
-			entry.replayed = true;
-			return {
-				status: stored.status,
-				body: stored.body,
-				headers: this.markReplays ? { ...rate, 'Idempotent-Replayed': 'true' } : rate,
-			};
-		}
-		const store = ({ status, body: answerBody }: Answer) =>
-			this.idempotency.set(storeKey, { status, body: answerBody, bodyHash, at: this.now() });
-		try {
-			const answer = operate();
-			store(answer);
-			return answer;
-		} catch (error) {
-			if (
-				error instanceof Halt &&
-				error.cause instanceof ApiError &&
-				route.storeError?.(error.cause)
-			)
-				store(error.answer);
-			throw error;
-		}
 	}
 
 	/** 8. The operation. */

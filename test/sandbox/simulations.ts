@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'crypto';
 
-import { issue, poolOut } from './promo';
+import { issue, poolOut } from './promoPools';
 import type { Sandbox, SandboxSnapshot } from './server';
 
 /** A message from the customer: anchors the window, counts as Start, cancels follow-ups. */

@@ -1,5 +1,5 @@
 import { stableId } from './ids';
-import { createPool, upload } from './promo';
+import { createPool, upload } from './promoPools';
 
 /** Everything the sandbox knows about one company. Later issues add their collections here. */
 

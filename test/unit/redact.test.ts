@@ -6,7 +6,7 @@ import fc from 'fast-check';
 
 import { failureFromResponse } from '../../nodes/MessagingCrm/transport/errors';
 import { REDACTED, redactor, secretVariants } from '../../nodes/MessagingCrm/transport/redact';
-import { keyForms } from '../harness/n8n';
+import { keyForms } from '../harness/engine';
 
 const KEY = 'mcrm_live_Zx9/Q+w"e\\r=ty-0123456789';
 

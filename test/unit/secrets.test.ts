@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'os';
 import path from 'path';
 
-import { assertNoSecret, PACKAGE_ROOT } from '../harness/n8n';
+import { assertNoSecret, PACKAGE_ROOT } from '../harness/engine';
 
 /** Minted sandbox keys all start with mcrm_test_; none may be written down anywhere committed. */
 const SANDBOX_KEY = /mcrm_test_[A-Za-z0-9_-]{8,}/;

@@ -21,7 +21,7 @@ import { merge } from '../merge';
 import type { Route } from '../server';
 import { variableRoutes } from './variables';
 import type { CustomerRow } from '../store';
-import { normalizePhone, patchVariables } from '../variables';
+import { normalizePhone, patchVariables } from '../variablesContract';
 
 export const customerRoutes: Route[] = [
 	{

@@ -1,6 +1,6 @@
 import { ApiError, notFound, validation } from '../errors';
 import { isUuid } from '../ids';
-import { codeOut, poolOut, revoke, upload } from '../promo';
+import { codeOut, poolOut, revoke, upload } from '../promoPools';
 import { asBody, isoNow, messengerOut } from '../crm';
 import type { Route } from '../server';
 import type { PromoPoolRow, Store } from '../store';

@@ -1,7 +1,7 @@
 import { isoNow } from '../crm';
 import type { Route } from '../server';
 import type { Store, VariableRow } from '../store';
-import { patchVariables, variablesOut } from '../variables';
+import { patchVariables, variablesOut } from '../variablesContract';
 
 /**
  * GET and PATCH `<record>/variables`: the customer's and the deal's are one contract (api-spec),
