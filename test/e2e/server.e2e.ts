@@ -130,43 +130,13 @@ const pollsOfPools = () =>
 const uploads = () =>
 	sandbox.requests().filter((r) => r.method === 'POST' && r.path.endsWith('/codes'));
 
-beforeAll(async () => {
-	await ensureN8n(N8N_VERSION);
-	sandbox = await startSandbox();
-	prepareUserFolder(options.userFolder);
-	await importCredential(options, { baseUrl: sandbox.url, apiKey: sandbox.mintKey() });
-	await importMcpToken(options, 'server-e2e-mcp-token');
-	// A customer on WhatsApp who never wrote: the 24-hour window is closed.
-	const silent = sandbox.demoCustomer('Silent WhatsApp customer');
-	sandbox.addMessenger(silent, 'whatsapp', '15550109999');
-	const workflows = [
-		...exampleWorkflows(),
-		windowFallbackWorkflow(silent),
-		bestAvailableWorkflow(),
-	];
-	const restock = workflows.find((w) => w.id === 'mcrmRestockFlow01') as WorkflowJson;
-	// The shortest poll interval n8n allows: every minute.
-	restock.nodes[0].parameters.pollTimes = { item: [{ mode: 'everyMinute' }] };
-	await importWorkflows(options, workflows);
-	await publishWorkflow(options, 'mcrmRestockFlow01');
-	// Example 5 sends to Anna Petrova, one of the demo people; example 7 follows up with Eva Novak.
-	seedDemoPeople(sandbox);
-	await publishWorkflow(options, 'mcrmTemplateFlow1');
-	await publishWorkflow(options, WINDOW_WORKFLOW_ID);
-	n8n = await startN8n({
-		...options,
-		output: privateLog('n8n-server.log'),
-	});
-	cookie = await setupOwner(n8n.url);
-});
-
-afterAll(async () => {
-	await n8n?.stop();
-	await sandbox?.stop();
-});
-
-describe(`a running n8n ${N8N_VERSION}`, () => {
-	it('runs the active trigger workflow exactly once for a pool that ran low', async () => {
+/**
+ * The three published triggers' stories (a pool that runs low, a template approved, a window
+ * about to close), begun together once n8n is up: each waits on n8n's polls a minute apart, so
+ * together they take the longest one's minutes, not the sum. Each test below awaits its own.
+ */
+const stories = {
+	async restock() {
 		await until('the baseline poll', () => pollsOfPools() >= 1, 90_000);
 		expect(uploads()).toHaveLength(0);
 		sandbox.issueCodes(DEMO.vipPool, 8); // 2 of 10 left: at or below the threshold of 3
@@ -179,9 +149,8 @@ describe(`a running n8n ${N8N_VERSION}`, () => {
 		).toHaveLength(25);
 		const ran = await executions({ url: n8n.url, cookie }, 'mcrmRestockFlow01');
 		expect(ran.map((e) => e.status)).toEqual(['success']);
-	});
-
-	it('runs example 5 once a template it created is approved: the template goes to Anna on WhatsApp', async () => {
+	},
+	async template() {
 		const templatePolls = () =>
 			sandbox.requests().filter((r) => r.method === 'GET' && r.path === '/bizchat/templates')
 				.length;
@@ -211,20 +180,8 @@ describe(`a running n8n ${N8N_VERSION}`, () => {
 		expect(sentToAnna()).toHaveLength(1);
 		const ran = await executions({ url: n8n.url, cookie }, 'mcrmTemplateFlow1');
 		expect(ran.map((e) => e.status)).toEqual(['success']);
-	});
-
-	it('sends the template instead of the text when the window is closed, once across two runs from the editor', async () => {
-		const session = { url: n8n.url, cookie };
-		const templates = () =>
-			[...sandbox.store.messages.values()].filter(
-				(m) => m.template?.name === 'order_update' && m.status !== 'failed',
-			);
-		expect((await executeInEditor(session, FALLBACK_WORKFLOW, 'Run')).status).toBe('success');
-		expect((await executeInEditor(session, FALLBACK_WORKFLOW, 'Run')).status).toBe('success');
-		expect(templates()).toHaveLength(1);
-	});
-
-	it("runs example 7 once Eva Novak's Facebook window comes within the hour of closing, by the sandbox's clock", async () => {
+	},
+	async window() {
 		const eva = demoPersonId('Eva Novak');
 		const windowPolls = () =>
 			sandbox
@@ -255,6 +212,79 @@ describe(`a running n8n ${N8N_VERSION}`, () => {
 		expect(String(followUps().at(-1)!.text)).toMatch(/stays open for 5[4-6] more minutes/);
 		const ran = await executions({ url: n8n.url, cookie }, WINDOW_WORKFLOW_ID);
 		expect(ran.map((e) => e.status)).toEqual(Array(before + 1).fill('success'));
+	},
+};
+let begun: Record<keyof typeof stories, Promise<void>>;
+
+beforeAll(async () => {
+	await ensureN8n(N8N_VERSION);
+	sandbox = await startSandbox();
+	prepareUserFolder(options.userFolder);
+	await importCredential(options, { baseUrl: sandbox.url, apiKey: sandbox.mintKey() });
+	await importMcpToken(options, 'server-e2e-mcp-token');
+	// A customer on WhatsApp who never wrote: the 24-hour window is closed.
+	const silent = sandbox.demoCustomer('Silent WhatsApp customer');
+	sandbox.addMessenger(silent, 'whatsapp', '15550109999');
+	const workflows = [
+		...exampleWorkflows(),
+		windowFallbackWorkflow(silent),
+		bestAvailableWorkflow(),
+	];
+	const restock = workflows.find((w) => w.id === 'mcrmRestockFlow01') as WorkflowJson;
+	// The shortest poll interval n8n allows: every minute.
+	restock.nodes[0].parameters.pollTimes = { item: [{ mode: 'everyMinute' }] };
+	await importWorkflows(options, workflows);
+	await publishWorkflow(options, 'mcrmRestockFlow01');
+	// Example 5 sends to Anna Petrova, one of the demo people; example 7 follows up with Eva Novak.
+	seedDemoPeople(sandbox);
+	await publishWorkflow(options, 'mcrmTemplateFlow1');
+	await publishWorkflow(options, WINDOW_WORKFLOW_ID);
+	n8n = await startN8n({
+		...options,
+		output: privateLog('n8n-server.log'),
+	});
+	cookie = await setupOwner(n8n.url);
+	// Begun now, awaited by their tests (a story that fails before its test awaits it is not
+	// reported twice).
+	const begin = (story: () => Promise<void>) => {
+		const running = story();
+		running.catch(() => undefined);
+		return running;
+	};
+	begun = {
+		restock: begin(stories.restock),
+		template: begin(stories.template),
+		window: begin(stories.window),
+	};
+});
+
+afterAll(async () => {
+	await n8n?.stop();
+	await sandbox?.stop();
+});
+
+describe(`a running n8n ${N8N_VERSION}`, () => {
+	it('runs the active trigger workflow exactly once for a pool that ran low', async () => {
+		await begun.restock;
+	});
+
+	it('runs example 5 once a template it created is approved: the template goes to Anna on WhatsApp', async () => {
+		await begun.template;
+	});
+
+	it('sends the template instead of the text when the window is closed, once across two runs from the editor', async () => {
+		const session = { url: n8n.url, cookie };
+		const templates = () =>
+			[...sandbox.store.messages.values()].filter(
+				(m) => m.template?.name === 'order_update' && m.status !== 'failed',
+			);
+		expect((await executeInEditor(session, FALLBACK_WORKFLOW, 'Run')).status).toBe('success');
+		expect((await executeInEditor(session, FALLBACK_WORKFLOW, 'Run')).status).toBe('success');
+		expect(templates()).toHaveLength(1);
+	});
+
+	it("runs example 7 once Eva Novak's Facebook window comes within the hour of closing, by the sandbox's clock", async () => {
+		await begun.window;
 	});
 
 	it('sends on the Best Available of Chloé’s messengers from the editor: Telegram refuses (never started), Instagram takes it, once across two runs', async () => {
