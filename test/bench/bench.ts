@@ -2,8 +2,9 @@
  * `npm run bench`: the node against n8n's HTTP Request node doing the same calls, in one run,
  * through n8n's execution engine, against the sandbox in its own process (so memory figures are
  * the node's). Prints a table and writes test/bench/results/latest.json. Figures, not assertions.
- * Each section is a file of its own (test/bench/<section>.bench.ts, named as `npm run bench --
- * <section>` names it); what they share is runner.ts (and beside.ts for a co-tenant).
+ * The sections live in test/bench/*.bench.ts, one file per subject (cotenant.bench.ts also holds
+ * `cotenant60`; limiters.bench.ts also `skew` and `tail`); what they share is runner.ts (and
+ * beside.ts for a co-tenant).
  */
 // First: the home folder n8n's packages write in is the run's own (see privateHome.ts).
 import './privateHome';

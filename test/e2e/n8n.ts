@@ -249,6 +249,11 @@ export function installPackage(folder: string, tarball = packedPackage()): strin
 	return pkg.version;
 }
 
+/** One line on how long a step of n8n's took, so that a slow end-to-end file shows where. */
+export function took(step: string, since: number): void {
+	process.stderr.write(`e2e: ${step} took ${((Date.now() - since) / 1000).toFixed(1)} s\n`);
+}
+
 /**
  * An n8n user folder with this package installed from its packed tarball, as n8n's installer
  * would (installPackage). `fresh` also wipes n8n's data.
@@ -259,11 +264,6 @@ export function installPackage(folder: string, tarball = packedPackage()): strin
  * failure). `<folder>/node_modules/n8n-workflow` points at the copy of the n8n that runs, as an
  * installation outside a project finds it.
  */
-/** One line on how long a step of n8n's took, so that a slow end-to-end file shows where. */
-export function took(step: string, since: number): void {
-	process.stderr.write(`e2e: ${step} took ${((Date.now() - since) / 1000).toFixed(1)} s\n`);
-}
-
 export function prepareUserFolder(folder: string, fresh = true, version = N8N_VERSION): void {
 	const since = Date.now();
 	if (fresh) rmSync(folder, { recursive: true, force: true });

@@ -432,6 +432,19 @@ describe('after Send and Wait for Response, each answer is an event', () => {
 		expect(sentTo([id])).toEqual([2]);
 	});
 
+	it('Limit Wait Time ran out (the node passes its input on, no answer): the trigger item alone is the event', async () => {
+		const [id] = customers(1);
+		const spec = chain(
+			n8nNode('Run', 'n8n-nodes-base.manualTrigger'),
+			ask(id),
+			crmStep('Thank', send({ customerId: { __rl: true, mode: 'id', value: id } })),
+		);
+		const timedOut = [{ json: {} }];
+		expect(outcomes(await asked(spec, timedOut), 'Thank')).toEqual(['sent']);
+		expect(outcomes(await asked(spec, timedOut), 'Thank')).toEqual(['replayed']);
+		expect(sentTo([id])).toEqual([1]);
+	});
+
 	it('a Send between them is not an answer: the Manual Trigger item stays one event', async () => {
 		const [id] = customers(1);
 		const notAsking = crmStep('Ask', {

@@ -1,7 +1,8 @@
 /**
  * The sandbox's HTTP server and request pipeline: keys, rate limit, routing, body, scope,
- * idempotency, the operation, and the request log. Faults (faults.ts), the control surface
- * (control.ts) and simulations (simulations.ts) live beside it.
+ * idempotency, the operation, and the request log. Steps 1, 2 and 7 do their work in auth.ts,
+ * keyWindows.ts and replays.ts; what a route and the server agree on is contract.ts. Faults
+ * (faults.ts), the control surface (control.ts) and simulations (simulations.ts) live beside it.
  */
 import { createHash, randomBytes } from 'crypto';
 import type { IncomingMessage, ServerResponse } from 'http';

@@ -9,6 +9,9 @@ describe("the answer page's Markdown", () => {
 		['**Tuesday at 10:00**', '<b>Tuesday at 10:00</b>'],
 		['*soon* and ***now***', '<i>soon</i> and <b><i>now</i></b>'],
 		['~~Monday~~ `B-12`', '<s>Monday</s> <code>B-12</code>'],
+		// A loose marker of one kind beside markup of the other: the markup still counts.
+		['*~~sale~~', '*<s>sale</s>'],
+		['~**new**', '~<b>new</b>'],
 		[
 			'[the map](https://maps.example/?a=1&b="2")',
 			'<a href="https://maps.example/?a=1&amp;b=&quot;2&quot;" rel="noopener noreferrer">the map</a>',

@@ -19,8 +19,9 @@ import { perRun } from '../helpers/perRun';
  * events with the same words (two schedule ticks, two form submissions, two answers) find two.
  */
 export interface EventOf {
-	/** A hash of what names the event: the trigger item without its delivery fields, or, when the
-	 * item's lineage is lost, everything that trigger gave this execution. */
+	/** A hash of what names the event: the trigger item without its delivery fields (or, when the
+	 * item's lineage is lost, everything that trigger gave this execution), with the customer's
+	 * answer to each Send and Wait for Response on the way. */
 	identity: string;
 }
 
@@ -99,7 +100,7 @@ function triggersOf(ctx: IExecuteFunctions, proxy: DataProxy): Trigger[] {
 		.map(({ name, type }) => ({ name, type }));
 }
 
-/** The operation value of Message → Send and Wait for Response (its file's name in actions/message/). */
+/** The operation value of Message → Send and Wait for Response (its key in Message.resource.ts). */
 const SEND_AND_WAIT = 'sendAndWait';
 
 /** Whether `node` ran in this execution. */
@@ -197,20 +198,29 @@ function itemIdentity(run: RunEvents, trigger: Trigger, found: unknown): string 
 	return identity;
 }
 
+/** A Send and Wait for Response's output item that is the customer's answer (not a time-out's input). */
+function isAnswer(found: unknown): boolean {
+	const item = (found ?? {}) as { json?: { data?: unknown } };
+	const data = (item.json ?? item) as { data?: { respondedAt?: unknown } };
+	return typeof data.data?.respondedAt === 'string';
+}
+
 /**
  * The event of one input item; undefined when no trigger upstream ran (a node run on its own). An
  * item made from several of a trigger's items (an Aggregate of a poll's events), or whose link back
  * is lost (a Code node that returns items without `pairedItem`), belongs to everything its trigger
  * gave this execution: a re-run of the execution finds the same, a new execution is a new event;
  * a lost link is recorded with the node that dropped it, for the output pane. A trigger the item
- * does not come from (another one's older run data in the editor) does not count.
+ * does not come from (another one's older run data in the editor) does not count. The answer of
+ * each Send and Wait for Response upstream joins it (everything that node gave the execution, where
+ * the link is lost); a time-out, which passes the node's input on, adds nothing.
  */
 export function eventOf(ctx: IExecuteFunctions, itemIndex: number): EventOf | undefined {
 	const run = runEventsOf(ctx);
 	if (run.triggers.length === 0) return undefined;
 	const identities: string[] = [];
 	let firstError: { error: unknown; trigger: Trigger } | undefined;
-	for (const trigger of [...run.triggers, ...run.answers]) {
+	for (const trigger of run.triggers) {
 		try {
 			identities.push(itemIdentity(run, trigger, triggerItem(ctx, run, trigger.name, itemIndex)));
 		} catch (error) {
@@ -219,13 +229,20 @@ export function eventOf(ctx: IExecuteFunctions, itemIndex: number): EventOf | un
 			else firstError ??= { error, trigger };
 		}
 	}
-	if (identities.length) {
-		return { identity: identities.length === 1 ? identities[0] : hashOf(identities) };
+	if (!identities.length) {
+		const lost = lostAt(ctx, firstError?.error, firstError?.trigger.name ?? '');
+		run.lost.set(lost, (run.lost.get(lost) ?? 0) + 1);
+		identities.push(...run.triggers.map((trigger) => wholeOutput(run, trigger)));
 	}
-	const lost = lostAt(ctx, firstError?.error, firstError?.trigger.name ?? '');
-	run.lost.set(lost, (run.lost.get(lost) ?? 0) + 1);
-	const whole = run.triggers.map((trigger) => wholeOutput(run, trigger));
-	return { identity: whole.length === 1 ? whole[0] : hashOf(whole) };
+	for (const answer of run.answers) {
+		try {
+			const found = triggerItem(ctx, run, answer.name, itemIndex);
+			if (isAnswer(found)) identities.push(itemIdentity(run, answer, found));
+		} catch {
+			identities.push(wholeOutput(run, answer));
+		}
+	}
+	return { identity: identities.length === 1 ? identities[0] : hashOf(identities) };
 }
 
 /** The nodes whose items lost their pairing in this node run, with their item counts. */

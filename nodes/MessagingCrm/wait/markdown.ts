@@ -43,7 +43,7 @@ function line(text: string): string {
 			}
 		}
 		// A run of markers that opens nothing is text as a whole ("** loose**" stays as typed).
-		const run = /[*~]+/y;
+		const run = /\*+|~+/y;
 		run.lastIndex = at;
 		const end = run.test(text) ? run.lastIndex : at + 1;
 		html += escapeHtml(text.slice(at, end));
