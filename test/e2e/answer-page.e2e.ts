@@ -18,7 +18,7 @@ import {
 	PAGE_HEADERS,
 	RECORDED_PAGE,
 } from '../../nodes/MessagingCrm/wait/pages';
-import { launchChromium } from './browser';
+import { launchChromium, pressTwice } from './browser';
 
 const CSP = 'Content-Security-Policy';
 
@@ -84,12 +84,7 @@ describe('the answer page in Chromium', () => {
 		page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
 		await page.goto(`${base}${path}`);
 		if (path === '/form') await page.locator('input').fill('Wednesday');
-		// Two presses as a person's: the second while the first is being recorded.
-		const box = (await page.locator('button').boundingBox())!;
-		const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
-		await page.mouse.click(x, y);
-		await page.waitForTimeout(200);
-		await page.mouse.click(x, y);
+		await pressTwice(page, page.locator('button'));
 		await page.getByText('Your answer has been recorded').waitFor();
 		await page.close();
 		return { posts: posts.length, errors };

@@ -1,7 +1,7 @@
 /** The editor in headless Chromium (Debian's), logged in as the n8n owner, for the e2e tests. */
 import { existsSync } from 'fs';
 
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
 
 import { privateFolder } from './setup';
@@ -67,4 +67,17 @@ export async function choicesOf(page: Page, parameter: string): Promise<string[]
 	await page.keyboard.press('Escape');
 	await items.first().waitFor({ state: 'hidden', timeout: 10_000 });
 	return texts;
+}
+
+/**
+ * A person's double press of `target`: two clicks at its middle, the second 200 ms after the
+ * first, while the first is being recorded (a click at a point, not on the element, so that a
+ * disabled button takes it as a person's click does: nothing happens).
+ */
+export async function pressTwice(page: Page, target: Locator): Promise<void> {
+	const box = (await target.boundingBox())!;
+	const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+	await page.mouse.click(x, y);
+	await page.waitForTimeout(200);
+	await page.mouse.click(x, y);
 }

@@ -12,7 +12,7 @@ import path from 'path';
 import type { Browser, Page } from 'playwright-core';
 
 import type { Sandbox } from '../sandbox/server';
-import { launchChromium } from './browser';
+import { launchChromium, pressTwice } from './browser';
 import { startSandbox } from '../sandbox/server';
 import { ensureN8n, N8N_V1_VERSION, N8N_VERSION, prepareUserFolder, ROOT, startN8n } from './n8n';
 import type { Session } from './rest';
@@ -209,12 +209,7 @@ describe.each([N8N_VERSION, N8N_V1_VERSION])('Send and Wait for Response in n8n 
 				path: path.join(ROOT, 'test/e2e/screenshots/send-and-wait-page.png'),
 			});
 		}
-		const button = page.getByRole('button', { name: 'Approve' });
-		const box = (await button.boundingBox())!;
-		const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
-		await page.mouse.click(x, y);
-		await page.waitForTimeout(150);
-		await page.mouse.click(x, y);
+		await pressTwice(page, page.getByRole('button', { name: 'Approve' }));
 		await page.getByText('Your answer has been recorded').waitFor();
 		expect(await page.content()).not.toContain('"code"');
 		await page.close();
