@@ -6,9 +6,7 @@ module.exports = {
 	testMatch: ['**/*.test.ts'],
 	transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
 	testTimeout: 60000,
-	// Three on two cores: the longest files (chaos.test.ts, transport.test.ts) mostly wait (timeouts,
-	// backoffs, rate windows), so a third worker runs the others meanwhile: 218 s instead of 252 s.
-	maxWorkers: 3,
+	maxWorkers: 2,
 	setupFiles: ['<rootDir>/test/harness/jest.setup.js'],
 	// A private TMPDIR per run, checked empty at the end (test/harness/leftovers.js); Jest's own cache
 	// in .cache/ rather than the system's temporary folder.
