@@ -7,7 +7,9 @@ module.exports = {
 	testMatch: ['**/*.e2e.ts'],
 	transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
 	testTimeout: 600000,
-	maxWorkers: 1,
+	// Two files at a time, on their own ports (test/e2e/ports.ts), in the order the sequencer gives.
+	maxWorkers: 2,
+	testSequencer: '<rootDir>/test/harness/e2e-sequencer.js',
 	// A private TMPDIR per run, checked empty at the end (test/harness/leftovers.js); Jest's own cache
 	// in .cache/ rather than the system's temporary folder.
 	globalSetup: '<rootDir>/test/harness/leftovers.setup.js',

@@ -35,6 +35,7 @@ import {
 	publishWorkflow,
 	setupOwner,
 } from './setup';
+import { N8N_PORTS } from './ports';
 
 const MODEL_CREDENTIAL = { id: 'mcrmScriptedModel', name: 'Scripted model (tests)' };
 
@@ -259,8 +260,8 @@ function agentWorkflowForTests(version = N8N_VERSION): WorkflowJson {
 }
 
 describe.each([
-	[N8N_VERSION, 5740, '0'],
-	[N8N_V1_VERSION, 5741, '1'],
+	[N8N_VERSION, N8N_PORTS.agent[0], '0'],
+	[N8N_V1_VERSION, N8N_PORTS.agent[1], '1'],
 ])('n8n %s: the Messaging CRM node as tools of the AI Agent', (version, port, series) => {
 	let session: ChatSession;
 	let stop: (() => Promise<void>) | undefined;

@@ -16,8 +16,9 @@ import { choicesOf, openEditor, optionsOf } from './browser';
 import { ensureN8n, N8N_VERSION, prepareUserFolder, ROOT, startN8n } from './n8n';
 import { until } from './rest';
 import { importCredential, privateFolder, privateLog, setupOwner } from './setup';
+import { N8N_PORTS } from './ports';
 
-const PORT = 5693;
+const PORT = N8N_PORTS.builder;
 const SCREENSHOTS = path.join(ROOT, 'test', 'e2e', 'screenshots');
 const UNKNOWN_ID = '3f1c0a52-5d2e-4a7b-9c41-0e8d2b6f7a10';
 const options = { userFolder: privateFolder('n8n-e2e-builder-'), port: PORT, version: N8N_VERSION };

@@ -10,6 +10,7 @@ import { startSandbox } from '../sandbox/server';
 import { ensureN8n, n8nCli, N8N_V1_VERSION, N8N_VERSION, prepareUserFolder } from './n8n';
 import type { WorkflowJson } from './setup';
 import { exampleWorkflows, importCredential, importWorkflows, privateFolder } from './setup';
+import { N8N_PORTS } from './ports';
 
 /**
  * Example 1 as `n8n execute` can run it: the CLI starts a workflow only from a Manual Trigger, so
@@ -64,7 +65,7 @@ describe.each([N8N_VERSION, N8N_V1_VERSION])(
 		const options = {
 			userFolder: privateFolder(`n8n-e2e-cli-${version}-`),
 			version,
-			port: 5690,
+			port: N8N_PORTS.cli,
 		};
 
 		beforeAll(async () => {

@@ -38,6 +38,7 @@ import {
 	setupOwner,
 	WINDOW_WORKFLOW_ID,
 } from './setup';
+import { DEV_PORTS } from './ports';
 
 /**
  * A fresh clone's `.cache/dev-queue`, under a folder others may pass through (as a clone's parent
@@ -46,9 +47,18 @@ import {
 const CLONE = privateFolder('mcrm-dev-e2e-');
 chmodSync(CLONE, 0o711);
 const HOME = path.join(CLONE, 'clone', '.cache', 'dev-queue');
-const PORTS = { n8n: 5800, sandbox: 4080, pg: 5459, redis: 6409 };
+const PORTS = DEV_PORTS;
 /** Every port the stack listens on: main, the workers' health checks and task brokers, PostgreSQL, Redis, the sandbox. */
-const ALL_PORTS = [5800, 5810, 5811, 6830, 6831, PORTS.sandbox, PORTS.pg, PORTS.redis];
+const ALL_PORTS = [
+	PORTS.n8n,
+	PORTS.n8n + 10,
+	PORTS.n8n + 11,
+	PORTS.n8n + 1030,
+	PORTS.n8n + 1031,
+	PORTS.sandbox,
+	PORTS.pg,
+	PORTS.redis,
+];
 /** Example 1's Form Trigger: the editor runs it on its pinned sample submission. */
 const SAMPLE = 'When the form is submitted';
 /** Example 5, deleted to make a home that predates it. */

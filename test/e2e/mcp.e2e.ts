@@ -30,6 +30,7 @@ import {
 	publishWorkflow,
 	setupOwner,
 } from './setup';
+import { N8N_PORTS } from './ports';
 
 const TOKEN = `mcp-e2e-${randomBytes(12).toString('hex')}`;
 
@@ -94,8 +95,8 @@ async function startMcpN8n(version: string, port: number): Promise<() => Promise
 }
 
 describe.each([
-	[N8N_VERSION, 5745, '0'],
-	[N8N_V1_VERSION, 5746, '1'],
+	[N8N_VERSION, N8N_PORTS.mcp[0], '0'],
+	[N8N_V1_VERSION, N8N_PORTS.mcp[1], '1'],
 ])(
 	"n8n %s: Messaging CRM's tools for an MCP client (example 6, MCP Server Trigger)",
 	(version, port, series) => {

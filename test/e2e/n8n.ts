@@ -20,6 +20,8 @@ import {
 import { tmpdir } from 'os';
 import path from 'path';
 
+import { installOnce } from './installLock';
+
 /** The n8n release the package is tested against end to end: the one place it is set. */
 export const N8N_VERSION = process.env.N8N_E2E_VERSION ?? '2.41.1';
 
@@ -114,7 +116,17 @@ export async function ensureN8n(
 ): Promise<void> {
 	const dir = cacheDir(version);
 	const installed = path.join(dir, 'node_modules', 'n8n', 'package.json');
-	if (existsSync(installed) && existsSync(path.join(dir, '.ready'))) return;
+	const ready = () => existsSync(installed) && existsSync(path.join(dir, '.ready'));
+	if (ready()) return;
+	await installOnce(
+		`${dir}.lock`,
+		ready,
+		() => installN8n(version, dir, log),
+		() => log(`Waiting for another process installing n8n ${version}...`),
+	);
+}
+
+async function installN8n(version: string, dir: string, log: (line: string) => void) {
 	const node = nodeFor(version);
 	if (!existsSync(node)) throw new Error(`No Node for n8n ${version} at ${node}: run npm ci first`);
 	log(

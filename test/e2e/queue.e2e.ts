@@ -30,6 +30,7 @@ import {
 	publishWorkflow,
 	setupOwner,
 } from './setup';
+import { QUEUE_PORTS } from './ports';
 
 /** The API's 120 per 60 s, ten times faster: the same ratio in a tenth of the time. */
 const LIMIT = 120;
@@ -61,7 +62,9 @@ beforeAll(async () => {
 	stack = await startQueueStack(
 		{
 			root: path.join(ROOT, '.cache', 'queue-e2e'),
-			mainPort: 5720,
+			mainPort: QUEUE_PORTS.main,
+			pgPort: QUEUE_PORTS.pg,
+			redisPort: QUEUE_PORTS.redis,
 			env: { QUEUE_WORKER_STALLED_INTERVAL: '5000' },
 			output: (who, chunk) => {
 				log(`[${who}] ${chunk}`);

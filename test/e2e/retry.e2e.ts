@@ -37,8 +37,9 @@ import {
 	publishWorkflow,
 	setupOwner,
 } from './setup';
+import { N8N_PORTS } from './ports';
 
-const PORT = 5693;
+const PORT = N8N_PORTS.retry;
 const options = {
 	userFolder: privateFolder('n8n-e2e-retry-'),
 	port: PORT,

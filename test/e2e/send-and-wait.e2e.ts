@@ -30,13 +30,18 @@ import {
 	publishWorkflow,
 	setupOwner,
 } from './setup';
+import { N8N_PORTS } from './ports';
 
 /** Example 8, "Confirm an appointment", and the demo customer it asks (Anna Petrova). */
 const EXAMPLE_8 = 'mcrmConfirmAppt01';
 const DEMO_ANNA = '126b6f2c-82f7-5b0c-96ef-3215510489b2';
 
 describe.each([N8N_VERSION, N8N_V1_VERSION])('Send and Wait for Response in n8n %s', (version) => {
-	const options = { userFolder: privateFolder(`n8n-e2e-wait-${version}-`), version, port: 5694 };
+	const options = {
+		userFolder: privateFolder(`n8n-e2e-wait-${version}-`),
+		version,
+		port: N8N_PORTS.sendAndWait,
+	};
 	const log = privateLog(`n8n-wait-${version}.log`);
 	let sandbox: Sandbox;
 	let n8n: Awaited<ReturnType<typeof startN8n>>;

@@ -40,8 +40,9 @@ import {
 	setupOwner,
 	WINDOW_WORKFLOW_ID,
 } from './setup';
+import { N8N_PORTS } from './ports';
 
-const PORT = 5691;
+const PORT = N8N_PORTS.server;
 const SCREENSHOTS = path.join(ROOT, 'test', 'e2e', 'screenshots');
 const options = {
 	userFolder: privateFolder('n8n-e2e-server-'),
