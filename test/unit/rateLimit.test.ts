@@ -139,6 +139,30 @@ describe('Pacer', () => {
 		expect(pacer.mayRetry(NOW - 119_000, NOW)).toBe(false);
 	});
 
+	it('a Retry-After shorter than its own step, with no reset named, is the step: doubling while refused, 20 ms at least, 2 s at most', () => {
+		// What each probe waits after a run of 429s carrying this Retry-After (ms).
+		const steps = (retryAfterMs: number) => {
+			const pacer = new Pacer();
+			let now = NOW;
+			const waits: number[] = [];
+			pacer.reserve(now);
+			for (let i = 0; i < 5; i++) {
+				pacer.observe({}, now, { retryAfterMs });
+				const wait = pacer.reserve(now);
+				waits.push(wait);
+				now += wait;
+				expect(pacer.reserve(now)).toBe(0);
+			}
+			return waits;
+		};
+		expect(steps(20)).toEqual([20, 40, 80, 160, 320]);
+		// Retry-After: 0 is no licence to hammer.
+		expect(steps(0)).toEqual([20, 40, 80, 160, 320]);
+		expect(steps(300)).toEqual([300, 600, 1200, 2000, 2000]);
+		// A longer one is honoured as it is (the pacer's own step is a twelfth of the window, at most 1 s, doubling).
+		expect(steps(5000)).toEqual([5000, 5000, 5000, 5000, 5000]);
+	});
+
 	it("reads an epoch reset on the server's clock, learned from Date", () => {
 		const pacer = new Pacer();
 		pacer.reserve(NOW);
