@@ -1,8 +1,8 @@
 /**
  * The n8n releases the end-to-end suite runs, installed when missing (each a few minutes on a
- * fresh clone, mostly downloading): `2.x`, `1.x`, or both when none is named, side by side.
- * `.ci/run` starts one for each release beside `npm test`, and the suite begins once 2.x is there;
- * a file that needs 1.x before its install ends waits for it (installLock.ts).
+ * fresh clone, mostly downloading): `2.x`, `1.x`, or both side by side when none is named, as
+ * `npm run test:e2e` does before Jest starts (its files would otherwise install them one after
+ * the other, whichever needs one first; installLock.ts keeps two from installing the same).
  */
 import { ensureN8n, N8N_V1_VERSION, N8N_VERSION } from './n8n';
 
