@@ -23,6 +23,7 @@ import {
 	ROOT,
 	startN8n,
 } from './n8n';
+import type { ExecutionSummary } from './rest';
 import { executeInEditor, executions, until } from './rest';
 import type { WorkflowJson } from './setup';
 import {
@@ -547,7 +548,16 @@ describe('an update of the package, as n8n installs one', () => {
 			() => uploads().length > uploaded,
 			150_000,
 		);
-		const ran = await executions(updated, 'mcrmRestockFlow01');
+		// The upload shows before the execution has ended: on a loaded machine, a while before.
+		let ran: ExecutionSummary[] = [];
+		await until(
+			'the restock execution on the new version to end',
+			async () => {
+				ran = await executions(updated, 'mcrmRestockFlow01');
+				return !ran.some((e) => e.status === 'running' || e.status === 'new');
+			},
+			60_000,
+		);
 		expect(ran.map((e) => e.status)).toEqual(['success', 'success']);
 	}, 600_000);
 });

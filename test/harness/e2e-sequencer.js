@@ -1,21 +1,21 @@
 /**
- * The order in which Jest starts the end-to-end files, three at a time (jest.e2e.config.js), each
- * worker taking the next file when its last one ends: queue mode first, beside two files that
- * mostly wait (the server file waits on n8n's polls, retry.e2e.ts on executions), so that its
- * measure of the rate limit does not share the two cores with another queue-mode stack (`npm run
- * dev:queue` in dev.e2e.ts, the longest file, which comes next); then the longest first, so that
- * the workers end near the same time. The seconds are each file's time in one run of the suite two
- * files at a time on a 2-core machine (docs/development.md); a file not listed goes last.
+ * The order in which Jest starts the end-to-end files, two at a time (jest.e2e.config.js), each
+ * worker taking the next file when its last one ends: queue mode first, beside the server file,
+ * which mostly waits on n8n's polls, so that its measure of the rate limit does not share the two
+ * cores with another queue-mode stack (`npm run dev:queue` in dev.e2e.ts, the longest file, which
+ * comes next); then the longest first, so that both workers end near the same time. The seconds
+ * are each file's time in one run of the suite this way on a 2-core machine (docs/development.md);
+ * a file not listed goes last.
  */
 const path = require('path');
 
 const ORDER = [
 	['queue.e2e.ts', 254],
 	['server.e2e.ts', 439],
-	['retry.e2e.ts', 125],
 	['dev.e2e.ts', 508],
 	['send-and-wait.e2e.ts', 245],
 	['builder.e2e.ts', 185],
+	['retry.e2e.ts', 125],
 	['agent.e2e.ts', 109],
 	['mcp.e2e.ts', 101],
 	['cli.e2e.ts', 88],

@@ -1,5 +1,5 @@
 /**
- * Jest runs three end-to-end files at a time (jest.e2e.config.js): no two may listen on one port,
+ * Jest runs two end-to-end files at a time (jest.e2e.config.js): no two may listen on one port,
  * n8n's task brokers and queue mode's workers included (test/e2e/ports.ts).
  */
 import { portsByFile, sharedPorts } from '../e2e/ports';
