@@ -65,7 +65,7 @@ export async function choicesOf(page: Page, parameter: string): Promise<string[]
 	}
 	const texts = await items.allInnerTexts();
 	// On a loaded machine (two end-to-end files at once) an Escape can come before the dropdown
-	// takes the keyboard: again, then a click on its field (which toggles it), until it closes.
+	// takes the keyboard: then a click on its field (which toggles it), then Escape again.
 	const closed = () =>
 		items
 			.first()
@@ -75,9 +75,9 @@ export async function choicesOf(page: Page, parameter: string): Promise<string[]
 				() => false,
 			);
 	await page.keyboard.press('Escape');
-	for (let attempt = 1; attempt <= 4 && !(await closed()); attempt++) {
-		if (attempt % 2 === 1) await page.keyboard.press('Escape');
-		else await field.click();
+	for (let attempt = 1; attempt <= 2 && !(await closed()); attempt++) {
+		if (attempt === 1) await field.click();
+		else await page.keyboard.press('Escape');
 	}
 	await items.first().waitFor({ state: 'hidden', timeout: 10_000 });
 	return texts;

@@ -38,7 +38,7 @@ import {
 	setupOwner,
 	WINDOW_WORKFLOW_ID,
 } from './setup';
-import { DEV_PORTS } from './ports';
+import { DEV_PORTS, workerPorts } from './ports';
 
 /**
  * A fresh clone's `.cache/dev-queue`, under a folder others may pass through (as a clone's parent
@@ -51,10 +51,7 @@ const PORTS = DEV_PORTS;
 /** Every port the stack listens on: main, the workers' health checks and task brokers, PostgreSQL, Redis, the sandbox. */
 const ALL_PORTS = [
 	PORTS.n8n,
-	PORTS.n8n + 10,
-	PORTS.n8n + 11,
-	PORTS.n8n + 1030,
-	PORTS.n8n + 1031,
+	...[0, 1].flatMap((i) => [workerPorts(PORTS.n8n, i).health, workerPorts(PORTS.n8n, i).broker]),
 	PORTS.sandbox,
 	PORTS.pg,
 	PORTS.redis,

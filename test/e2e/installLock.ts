@@ -5,6 +5,7 @@
  * gone (a run stopped with Ctrl-C) is taken over.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'fs';
+import path from 'path';
 
 const POLL_MS = 2000;
 
@@ -20,9 +21,9 @@ function alive(pid: number): boolean {
 /** The process holding the lock folder `lock`, if it is still running. */
 function holder(lock: string): number | undefined {
 	const file = `${lock}/pid`;
-	const pid = existsSync(file) ? Number(readFileSync(file, 'utf8')) : NaN;
+	const pid = existsSync(file) ? parseInt(readFileSync(file, 'utf8'), 10) : NaN;
 	// Just made, its id not written yet: running, unless that was seconds ago.
-	if (Number.isNaN(pid)) {
+	if (!(pid > 0)) {
 		const made = statSync(lock, { throwIfNoEntry: false })?.mtimeMs;
 		return made !== undefined && Date.now() - made < 10_000 ? -1 : undefined;
 	}
@@ -40,6 +41,7 @@ export async function installOnce(
 	waiting: () => void,
 ): Promise<void> {
 	let told = false;
+	mkdirSync(path.dirname(lock), { recursive: true });
 	for (;;) {
 		if (done()) return;
 		try {

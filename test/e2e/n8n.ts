@@ -21,6 +21,7 @@ import { tmpdir } from 'os';
 import path from 'path';
 
 import { installOnce } from './installLock';
+import { brokerOf } from './ports';
 
 /** The n8n release the package is tested against end to end: the one place it is set. */
 export const N8N_VERSION = process.env.N8N_E2E_VERSION ?? '2.41.1';
@@ -307,7 +308,7 @@ export function n8nEnv(options: N8nOptions): NodeJS.ProcessEnv {
 		N8N_USER_FOLDER: options.userFolder,
 		TMPDIR: tmp,
 		N8N_PORT: String(options.port ?? 5678),
-		N8N_RUNNERS_BROKER_PORT: String((options.port ?? 5678) + 1000),
+		N8N_RUNNERS_BROKER_PORT: String(brokerOf(options.port ?? 5678)),
 		N8N_HOST: 'localhost',
 		N8N_LISTEN_ADDRESS: '127.0.0.1',
 		N8N_DIAGNOSTICS_ENABLED: 'false',

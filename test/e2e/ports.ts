@@ -25,16 +25,14 @@ export const DEV_PORTS = { n8n: 5800, sandbox: 4080, pg: 5459, redis: 6409 } as 
 /** Each n8n also listens on its task broker: its own port plus 1000 (n8n.ts, n8nEnv). */
 export const brokerOf = (port: number): number => port + 1000;
 
-/**
- * The ports a queue-mode stack with its main on `main` listens on, `workers` workers: main and its
- * broker, each worker's health check, server and broker (queue.ts, startQueueStack).
- */
+/** Queue mode's worker `i` beside a main on `main`: its health check, server and task broker (queue.ts). */
+export function workerPorts(main: number, i: number) {
+	return { health: main + 10 + i, server: main + 20 + i, broker: main + 1030 + i };
+}
+
+/** The ports a queue-mode stack with its main on `main` and `workers` workers listens on. */
 export function queueStackPorts(main: number, workers = 2): number[] {
-	const each = Array.from({ length: workers }, (_, i) => [
-		main + 10 + i,
-		main + 20 + i,
-		main + 1030 + i,
-	]);
+	const each = Array.from({ length: workers }, (_, i) => Object.values(workerPorts(main, i)));
 	return [main, brokerOf(main), ...each.flat()];
 }
 

@@ -15,13 +15,10 @@ if (unknown.length) {
 }
 const versions = (named.length ? named : Object.keys(RELEASES)).map((name) => RELEASES[name]);
 const since = Date.now();
-Promise.all(versions.map((version) => ensureN8n(version))).then(
-	() =>
-		console.log(
-			`n8n ${versions.join(' and ')} ready (${Math.round((Date.now() - since) / 1000)} s)`,
-		),
-	(error: unknown) => {
-		console.error(error);
-		process.exit(1);
-	},
-);
+// Each install to its end, so that a failed one leaves no other running or holding its lock.
+void Promise.allSettled(versions.map((version) => ensureN8n(version))).then((results) => {
+	const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+	for (const failure of failed) console.error(failure.reason);
+	if (failed.length) process.exit(1);
+	console.log(`n8n ${versions.join(' and ')} ready (${Math.round((Date.now() - since) / 1000)} s)`);
+});

@@ -12,6 +12,7 @@ import path from 'path';
 
 import type { N8nOptions } from './n8n';
 import { N8N_VERSION, prepareUserFolder, startN8n } from './n8n';
+import { workerPorts } from './ports';
 import { until } from './rest';
 
 export interface QueueOptions {
@@ -239,17 +240,17 @@ export async function startQueueStack(
 	const startMain = () => startN8n({ ...mainOptions, output: say('main') });
 	const workerCount = options.workers ?? 2;
 	const startWorker = async (i: number) => {
-		const health = options.mainPort + 10 + i;
+		const { health, server, broker } = workerPorts(options.mainPort, i);
 		return await startN8n({
 			userFolder: folder(`worker-${i + 1}`),
-			port: options.mainPort + 20 + i,
+			port: server,
 			version: N8N_VERSION,
 			env: {
 				...env,
 				QUEUE_HEALTH_CHECK_ACTIVE: 'true',
 				QUEUE_HEALTH_CHECK_PORT: String(health),
 				N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
-				N8N_RUNNERS_BROKER_PORT: String(options.mainPort + 1030 + i),
+				N8N_RUNNERS_BROKER_PORT: String(broker),
 			},
 			command: ['worker', '--concurrency=5'],
 			health: `http://127.0.0.1:${health}/healthz`,

@@ -2,6 +2,9 @@
  * Jest runs two end-to-end files at a time (jest.e2e.config.js): no two may listen on one port,
  * n8n's task brokers and queue mode's workers included (test/e2e/ports.ts).
  */
+import { readdirSync, readFileSync } from 'fs';
+import path from 'path';
+
 import { portsByFile, sharedPorts } from '../e2e/ports';
 
 describe('the end-to-end files’ ports', () => {
@@ -17,5 +20,23 @@ describe('the end-to-end files’ ports', () => {
 		expect(sharedPorts({ ...files, queue: old.queue })).toEqual(
 			expect.arrayContaining(['5740: agent, queue', '5741: agent, queue']),
 		);
+	});
+});
+
+/** Ports written into an end-to-end file's source instead of taken from the table. */
+function portsInSource(source: string): string[] {
+	const patterns = [/\bport\w*['"]?\s*[:=]\s*\d{4}\b/gi, /\[\s*N8N_(?:V1_)?VERSION\s*,\s*\d{4}\b/g];
+	return patterns.flatMap((pattern) => source.match(pattern) ?? []);
+}
+
+describe('the end-to-end files take their ports from the table', () => {
+	const folder = path.join(__dirname, '..', 'e2e');
+	it.each(readdirSync(folder).filter((f) => f.endsWith('.e2e.ts')))('%s', (file) => {
+		expect(portsInSource(readFileSync(path.join(folder, file), 'utf8'))).toEqual([]);
+	});
+
+	it('planted: a port written into a file, as retry.e2e.ts had builder’s, is found', () => {
+		expect(portsInSource('const PORT = 5693;\nconst options = { port: 5694 };')).toHaveLength(2);
+		expect(portsInSource("describe.each([\n\t[N8N_VERSION, 5740, '0'],")).toHaveLength(1);
 	});
 });

@@ -2,7 +2,7 @@
  * Two end-to-end files that find n8n missing at once install it once (test/e2e/installLock.ts):
  * the second waits for the first; a lock left by a stopped run is taken over.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import path from 'path';
 
@@ -60,6 +60,57 @@ describe('one install at a time into .cache/', () => {
 			() => undefined,
 		);
 		expect(installs).toBe(1);
+	});
+
+	it('makes the folder the lock goes in (a fresh clone has no .cache/ yet)', async () => {
+		let installs = 0;
+		await installOnce(
+			path.join(dir, 'not-yet', 'n8n.lock'),
+			() => installs > 0,
+			async () => {
+				installs++;
+			},
+			() => undefined,
+		);
+		expect(installs).toBe(1);
+	});
+
+	it('a lock with an empty process id, seconds old, is taken over', async () => {
+		const lock = path.join(dir, 'n8n.lock');
+		mkdirSync(lock);
+		// An empty id file, as a process stopped between making the lock and writing its id leaves.
+		writeFileSync(path.join(lock, 'pid'), '');
+		const waited: string[] = [];
+		let installs = 0;
+		const old = new Date(Date.now() - 60_000);
+		utimesSync(lock, old, old);
+		await installOnce(
+			lock,
+			() => installs > 0,
+			async () => {
+				installs++;
+			},
+			() => waited.push('waited'),
+		);
+		expect({ installs, waited }).toEqual({ installs: 1, waited: [] });
+	});
+
+	it('a lock made a moment ago with no process id yet is waited for', async () => {
+		const lock = path.join(dir, 'n8n.lock');
+		mkdirSync(lock);
+		let done = false;
+		const waited: string[] = [];
+		setTimeout(() => {
+			done = true;
+			rmSync(lock, { recursive: true, force: true });
+		}, 500);
+		await installOnce(
+			lock,
+			() => done,
+			async () => undefined,
+			() => waited.push('waited'),
+		);
+		expect(waited).toEqual(['waited']);
 	});
 
 	it('planted: without the lock (each caller its own), both install', async () => {

@@ -163,6 +163,28 @@ describe('Pacer', () => {
 		expect(steps(5000)).toEqual([5000, 5000, 5000, 5000, 5000]);
 	});
 
+	it('a window seen before keeps its reset: a later 429 with Retry-After: 0 and no reset sends nothing until that reset is due', () => {
+		const pacer = new Pacer();
+		pacer.reserve(NOW);
+		// In whole seconds, as the API may write it: the reset lies up to a second after 30 s.
+		pacer.observe({ limit: 10, remaining: 5, resetAt: NOW + 30_000, resetWhole: true }, NOW);
+		pacer.reserve(NOW + 10);
+		pacer.observe({}, NOW + 20, { retryAfterMs: 0 });
+		expect(pacer.reserve(NOW + 20)).toBeGreaterThanOrEqual(1000);
+		let now = NOW + 20;
+		let sent = 0;
+		while (now < NOW + 29_000) {
+			const wait = pacer.reserve(now);
+			if (wait === 0) {
+				sent++;
+				pacer.observe({}, now + 5, { retryAfterMs: 0 });
+			}
+			now += Math.max(wait, 5);
+		}
+		// The pacer's own growing step (from 1 s, at most 2 s), not 20 ms doubling: a few, not dozens.
+		expect(sent).toBeLessThanOrEqual(16);
+	});
+
 	it("reads an epoch reset on the server's clock, learned from Date", () => {
 		const pacer = new Pacer();
 		pacer.reserve(NOW);

@@ -328,9 +328,9 @@ export class Pacer {
 			if (probeOut) probe.missAt = probe.sentAt;
 			probe.tries++;
 			if (wait !== undefined && resetAt - now > wait - 1000) wait = undefined;
-		} else if (wait !== undefined && resetAt === undefined) {
-			// No reset named: the server's Retry-After is the step, doubling while refused (20 ms at
-			// least, 2 s at most, unless it asks for longer).
+		} else if (wait !== undefined && resetAt === undefined && !window) {
+			// No reset named, now or before: the server's Retry-After is the step, doubling while
+			// refused (20 ms at least, 2 s at most, unless it asks for longer).
 			if (probeOut) probe.missAt = probe.sentAt;
 			const step = Math.min(2000, Math.max(PROBE_POLL_MS, wait) * 2 ** probe.tries);
 			probe.nextAt = Math.max(probe.nextAt, now + step);
