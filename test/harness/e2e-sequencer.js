@@ -10,15 +10,15 @@
 const path = require('path');
 
 const ORDER = [
-	['queue.e2e.ts', 254],
-	['server.e2e.ts', 439],
-	['dev.e2e.ts', 508],
-	['send-and-wait.e2e.ts', 245],
-	['builder.e2e.ts', 185],
-	['retry.e2e.ts', 125],
-	['agent.e2e.ts', 109],
-	['mcp.e2e.ts', 101],
-	['cli.e2e.ts', 88],
+	['queue.e2e.ts', 297],
+	['server.e2e.ts', 362],
+	['dev.e2e.ts', 546],
+	['send-and-wait.e2e.ts', 223],
+	['builder.e2e.ts', 160],
+	['retry.e2e.ts', 119],
+	['agent.e2e.ts', 96],
+	['mcp.e2e.ts', 99],
+	['cli.e2e.ts', 78],
 	['answer-page.e2e.ts', 18],
 ];
 
