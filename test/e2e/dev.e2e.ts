@@ -51,7 +51,7 @@ const PORTS = DEV_PORTS;
 /** Every port the stack listens on: main, the workers' health checks and task brokers, PostgreSQL, Redis, the sandbox. */
 const ALL_PORTS = [
 	PORTS.n8n,
-	...[0, 1].flatMap((i) => [workerPorts(PORTS.n8n, i).health, workerPorts(PORTS.n8n, i).broker]),
+	...[0, 1].map((i) => workerPorts(PORTS.n8n, i)).flatMap(({ health, broker }) => [health, broker]),
 	PORTS.sandbox,
 	PORTS.pg,
 	PORTS.redis,

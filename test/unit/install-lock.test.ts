@@ -15,8 +15,8 @@ describe('one install at a time into .cache/', () => {
 	});
 	afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-	/** Two callers at once, as two Jest workers: how many installs ran, and who waited. */
-	async function twoAtOnce(lock: string) {
+	/** Two callers at once, as two Jest workers, each with the lock `lockOf` names: how many installs ran, and who waited. */
+	async function twoAtOnce(lockOf: (who: string) => string) {
 		let installs = 0;
 		let done = false;
 		const waited: string[] = [];
@@ -28,7 +28,7 @@ describe('one install at a time into .cache/', () => {
 		await Promise.all(
 			['first', 'second'].map((who) =>
 				installOnce(
-					lock,
+					lockOf(who),
 					() => done,
 					install,
 					() => waited.push(who),
@@ -38,8 +38,23 @@ describe('one install at a time into .cache/', () => {
 		return { installs, waited };
 	}
 
+	/** One caller with the lock `lock`: how many installs ran, and whether it waited. */
+	async function oneCaller(lock: string) {
+		let installs = 0;
+		const waited: string[] = [];
+		await installOnce(
+			lock,
+			() => installs > 0,
+			async () => {
+				installs++;
+			},
+			() => waited.push('waited'),
+		);
+		return { installs, waited };
+	}
+
 	it('the second caller waits for the first and installs nothing', async () => {
-		expect(await twoAtOnce(path.join(dir, 'n8n.lock'))).toEqual({
+		expect(await twoAtOnce(() => path.join(dir, 'n8n.lock'))).toEqual({
 			installs: 1,
 			waited: ['second'],
 		});
@@ -50,29 +65,14 @@ describe('one install at a time into .cache/', () => {
 		mkdirSync(lock);
 		// A process id no process has (above Linux's largest).
 		writeFileSync(path.join(lock, 'pid'), '4194305');
-		let installs = 0;
-		await installOnce(
-			lock,
-			() => installs > 0,
-			async () => {
-				installs++;
-			},
-			() => undefined,
-		);
-		expect(installs).toBe(1);
+		expect(await oneCaller(lock)).toEqual({ installs: 1, waited: [] });
 	});
 
 	it('makes the folder the lock goes in (a fresh clone has no .cache/ yet)', async () => {
-		let installs = 0;
-		await installOnce(
-			path.join(dir, 'not-yet', 'n8n.lock'),
-			() => installs > 0,
-			async () => {
-				installs++;
-			},
-			() => undefined,
-		);
-		expect(installs).toBe(1);
+		expect(await oneCaller(path.join(dir, 'not-yet', 'n8n.lock'))).toEqual({
+			installs: 1,
+			waited: [],
+		});
 	});
 
 	it('a lock with an empty process id, seconds old, is taken over', async () => {
@@ -80,19 +80,9 @@ describe('one install at a time into .cache/', () => {
 		mkdirSync(lock);
 		// An empty id file, as a process stopped between making the lock and writing its id leaves.
 		writeFileSync(path.join(lock, 'pid'), '');
-		const waited: string[] = [];
-		let installs = 0;
 		const old = new Date(Date.now() - 60_000);
 		utimesSync(lock, old, old);
-		await installOnce(
-			lock,
-			() => installs > 0,
-			async () => {
-				installs++;
-			},
-			() => waited.push('waited'),
-		);
-		expect({ installs, waited }).toEqual({ installs: 1, waited: [] });
+		expect(await oneCaller(lock)).toEqual({ installs: 1, waited: [] });
 	});
 
 	it('a lock made a moment ago with no process id yet is waited for', async () => {
@@ -114,22 +104,7 @@ describe('one install at a time into .cache/', () => {
 	});
 
 	it('planted: without the lock (each caller its own), both install', async () => {
-		let installs = 0;
-		let done = false;
-		await Promise.all(
-			['first', 'second'].map((who) =>
-				installOnce(
-					path.join(dir, `${who}.lock`),
-					() => done,
-					async () => {
-						installs++;
-						await new Promise((resolve) => setTimeout(resolve, 300));
-						done = true;
-					},
-					() => undefined,
-				),
-			),
-		);
+		const { installs } = await twoAtOnce((who) => path.join(dir, `${who}.lock`));
 		expect(installs).toBe(2);
 	});
 });
