@@ -3,11 +3,15 @@
  * them from there: every "n8n 2.x.y" or "n8n 1.x.y" in the README and docs/ is one of the two,
  * but where a line says a figure was measured in another release (docs/benchmarks.md says which
  * n8n its figures come from). Planted once: a stale release in a line, caught.
+ *
+ * Each of the two has its lockfile kept in test/e2e/n8n-locks/, which installs that release and
+ * names no registry (npm adds the tarballs' addresses from its own setting at install time).
+ * Planted: a lockfile of another release, and one that names a tarball's address, caught.
  */
 import { readdirSync, readFileSync } from 'fs';
 import path from 'path';
 
-import { N8N_V1_VERSION, N8N_VERSION } from '../e2e/n8n';
+import { lockedVersion, N8N_V1_VERSION, N8N_VERSION, n8nLockFile, withTarballs } from '../e2e/n8n';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const DOCS = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).map((f) => `docs/${f}`)].filter(
@@ -41,5 +45,70 @@ describe('the n8n releases the docs name', () => {
 		expect(
 			staleReleases('x.md', 'Versions tested: n8n **2.41.1** and **1.123.81**', ['2.41.1']),
 		).toEqual([]);
+	});
+});
+
+/** What is wrong with the kept lockfile `text` for n8n `version`: [] when nothing. */
+function lockProblems(version: string, text: string): string[] {
+	const lock = JSON.parse(text) as {
+		packages: Record<string, { dependencies?: Record<string, string>; resolved?: string }>;
+	};
+	const problems: string[] = [];
+	if (lock.packages['']?.dependencies?.n8n !== version)
+		problems.push(`installs n8n ${String(lock.packages['']?.dependencies?.n8n)}`);
+	if (lockedVersion(text, 'n8n') !== version)
+		problems.push(`locks n8n ${String(lockedVersion(text, 'n8n'))}`);
+	const named = Object.keys(lock.packages).filter((where) => lock.packages[where].resolved);
+	if (named.length) problems.push(`names the tarballs of ${named.length} packages`);
+	return problems;
+}
+
+describe('the kept lockfiles of the n8n releases', () => {
+	const kept = (version: string) => readFileSync(n8nLockFile(version), 'utf8');
+
+	it.each([N8N_VERSION, N8N_V1_VERSION])(
+		'n8n %s has one that installs it and names no registry',
+		(version) => {
+			expect(lockProblems(version, kept(version))).toEqual([]);
+		},
+	);
+
+	it('a lockfile of another release, or one that names its tarballs, is caught (planted)', () => {
+		expect(lockProblems('2.41.2', kept(N8N_VERSION))).toEqual([
+			'installs n8n 2.41.1',
+			'locks n8n 2.41.1',
+		]);
+		expect(
+			lockProblems(N8N_VERSION, withTarballs(kept(N8N_VERSION), 'https://registry.example/')),
+		).toEqual([expect.stringMatching(/^names the tarballs of \d+ packages$/)]);
+	});
+
+	it('at install time, each package gets its tarball on the registry npm is set to use', () => {
+		const lock = JSON.stringify({
+			packages: {
+				'': { dependencies: { n8n: '2.41.1' } },
+				'node_modules/n8n': { version: '2.41.1' },
+				'node_modules/@n8n/db': { version: '1.2.3' },
+				'node_modules/a/node_modules/b': { version: '0.1.0' },
+				'node_modules/string-width-cjs': { name: 'string-width', version: '4.2.3' },
+				'node_modules/linked': { link: true },
+			},
+		});
+		const packages = (
+			JSON.parse(withTarballs(lock, 'https://registry.example')) as {
+				packages: Record<string, { resolved?: string }>;
+			}
+		).packages;
+		expect(Object.fromEntries(Object.entries(packages).map(([k, v]) => [k, v.resolved]))).toEqual({
+			'': undefined,
+			'node_modules/n8n': 'https://registry.example/n8n/-/n8n-2.41.1.tgz',
+			'node_modules/@n8n/db': 'https://registry.example/@n8n/db/-/db-1.2.3.tgz',
+			'node_modules/a/node_modules/b': 'https://registry.example/b/-/b-0.1.0.tgz',
+			'node_modules/string-width-cjs':
+				'https://registry.example/string-width/-/string-width-4.2.3.tgz',
+			'node_modules/linked': undefined,
+		});
+		expect(lockedVersion(lock, '@n8n/db')).toBe('1.2.3');
+		expect(lockedVersion(lock, 'b')).toBeUndefined();
 	});
 });
