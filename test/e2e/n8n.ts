@@ -170,7 +170,7 @@ async function installN8n(version: string, dir: string, log: (line: string) => v
 	const node = nodeFor(version);
 	if (!existsSync(node)) throw new Error(`No Node for n8n ${version} at ${node}: run npm ci first`);
 	log(
-		`Installing n8n ${version} into ${path.relative(ROOT, dir)} (first run only: about 6 minutes and 2.9 GB)...`,
+		`Installing n8n ${version} into ${path.relative(ROOT, dir)} (first run only: up to 6 minutes and 2.9 GB)...`,
 	);
 	mkdirSync(dir, { recursive: true });
 	// Every n8n 1.x depends on xlsx as a tarball from the SheetJS CDN, which cannot be reached
