@@ -153,12 +153,13 @@ export function withTarballs(lock: string, registry: string): string {
 	const parsed = JSON.parse(lock) as {
 		packages: Record<
 			string,
-			{ version?: string; resolved?: string; name?: string; link?: boolean }
+			{ version?: string; resolved?: string; name?: string; link?: boolean; inBundle?: boolean }
 		>;
 	};
 	const base = registry.endsWith('/') ? registry : `${registry}/`;
 	for (const [where, entry] of Object.entries(parsed.packages)) {
-		if (!where || entry.link || entry.resolved || !entry.version) continue;
+		// The root, a link, a package inside its parent's tarball: nothing to fetch.
+		if (!where || entry.link || entry.inBundle || entry.resolved || !entry.version) continue;
 		const name =
 			entry.name ?? where.slice(where.lastIndexOf('node_modules/') + 'node_modules/'.length);
 		entry.resolved = `${base}${name}/-/${name.split('/').pop()!}-${entry.version}.tgz`;

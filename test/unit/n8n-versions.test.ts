@@ -92,6 +92,7 @@ describe('the kept lockfiles of the n8n releases', () => {
 				'node_modules/a/node_modules/b': { version: '0.1.0' },
 				'node_modules/string-width-cjs': { name: 'string-width', version: '4.2.3' },
 				'node_modules/linked': { link: true },
+				'node_modules/p/node_modules/bundled': { version: '2.0.0', inBundle: true },
 			},
 		});
 		const packages = (
@@ -107,6 +108,7 @@ describe('the kept lockfiles of the n8n releases', () => {
 			'node_modules/string-width-cjs':
 				'https://registry.example/string-width/-/string-width-4.2.3.tgz',
 			'node_modules/linked': undefined,
+			'node_modules/p/node_modules/bundled': undefined,
 		});
 		expect(lockedVersion(lock, '@n8n/db')).toBe('1.2.3');
 		expect(lockedVersion(lock, 'b')).toBeUndefined();
