@@ -51,8 +51,8 @@ export interface ServerModel {
 	latencyMs?: number;
 	/**
 	 * Each way of a pacer's request takes up to this much longer, at random (a fixed seed): processes
-	 * that wait for the CPU, as eight on two cores do. Fixed windows only: requests are taken in the
-	 * order they were sent, so the server may see one a few milliseconds before the last.
+	 * that wait for the CPU, as eight on two cores do. Fixed windows, or one client: requests are
+	 * taken in the order they were sent, so the server may see one a few milliseconds before the last.
 	 */
 	jitterMs?: number;
 	/** For this long from the start, every request is refused with a reset of 0 s (a limiter stuck, or counting in another region). */
@@ -254,8 +254,8 @@ export function runModel(
 		return { ok, headers: headersAt(server, t, resetAt, remaining, !ok) };
 	};
 	const lat = server.latencyMs;
-	if (server.jitterMs > 0 && server.limiter !== 'fixed') {
-		throw new Error('jitterMs is modelled with fixed windows only');
+	if (server.jitterMs > 0 && server.limiter !== 'fixed' && clients.length > 1) {
+		throw new Error('jitterMs is modelled with fixed windows or one client only');
 	}
 	let seed = options.jitterSeed ?? 12345;
 	const jitter = () => {

@@ -177,7 +177,7 @@ describe('limiters that write their reset other ways, or were spent before the r
 
 describe('a limiter that frees slots one at a time (no Retry-After)', () => {
 	it.each(['seconds', 'seconds-floor'] as const)(
-		'a sliding log of 10 per 4 s, reset as %s: 25 upserts, none lost, at most one 429, in three bursts as the slots free, none a window late',
+		'a sliding log of 10 per 4 s, reset as %s: 25 upserts, none lost, at most one 429 per reset waited for, in three bursts as the slots free, none a window late',
 		async (resetFormat) => {
 			sandbox.rateLimit = {
 				enabled: true,
@@ -212,8 +212,11 @@ describe('a limiter that frees slots one at a time (no Retry-After)', () => {
 			// machine once took 10.6 s for the 9.2 s these usually take. What holds under any load:
 			// three bursts, each as soon as slots free and no later than a window after it.
 			// (The second burst may pass one request to the third, 10, 9, 6: one refused at the probe,
-			// or a slot of the first burst that freed late on a loaded machine.)
-			expect(refused).toBeLessThanOrEqual(1);
+			// or a slot of the first burst that freed late on a loaded machine.) The probe at a reset
+			// may land after part of the last burst's slots freed (a loaded machine): the reset it
+			// names, soon, still shows a limiter that refills. Rounded down, "0" says only that the next
+			// slot frees within the second: each of the two resets waited for may be probed once before it.
+			expect(refused).toBeLessThanOrEqual(resetFormat === 'seconds' ? 1 : 2);
 			expect(bursts).toHaveLength(3);
 			expect(bursts[0]).toHaveLength(10);
 			for (const pause of pauses) expect(pause).toBeLessThan(2 * 4000);

@@ -3,7 +3,7 @@
  * clients of one key: a model in simulated time (test/harness/rateModel.ts), no wall clock.
  * Each block is one promise of docs/retries-and-rate-limit.md (the rate limit).
  */
-import type { ClientModel, Limiter, ResetForm, ServerModel } from '../harness/rateModel';
+import type { ClientModel, ResetForm, ServerModel } from '../harness/rateModel';
 import { perWindow, runModel } from '../harness/rateModel';
 
 const API = { limit: 120, windowMs: 60_000 };
@@ -428,31 +428,6 @@ describe('the tail of a shared run goes as early as the others leave room', () =
 		expect(lost(result)).toBe(0);
 		expect(span(result)).toBeLessThanOrEqual(20.7);
 	});
-});
-
-describe('a limiter that frees slots one at a time', () => {
-	const forms: Array<[string, Limiter, ResetForm, number]> = [
-		['a sliding log, reset in whole seconds rounded down', 'sliding', 'floor', 12],
-		['a sliding log, reset to the millisecond', 'sliding', 'exact', 12],
-		['a sliding log, reset in epoch milliseconds', 'sliding', 'epoch-ms', 12],
-		['a token bucket, reset to the millisecond', 'bucket', 'exact', 9],
-		['a token bucket, reset in epoch milliseconds', 'bucket', 'epoch-ms', 9],
-	];
-	it.each(forms)(
-		'75 upserts at 30 per 6 s, %s, no Retry-After: at most 2 % answered 429, within 1.10× of the minimum',
-		(label, limiter, reset, minimum) => {
-			const result = runModel({ ...SHORT, limiter, reset, retryAfter: false }, items(75), {
-				untilMs: 200_000,
-			});
-			const { first, last } = result.clients[0];
-			console.log(
-				`${label}: ${((last - first) / 1000).toFixed(2)} s, ${refused(result)} of ${result.log.length} answered 429`,
-			);
-			expect(lost(result)).toBe(0);
-			expect(refused(result) / result.log.length).toBeLessThanOrEqual(0.02);
-			expect(last - first).toBeLessThanOrEqual(1.1 * minimum * 1000);
-		},
-	);
 });
 
 describe('probing a reset that comes early costs little', () => {

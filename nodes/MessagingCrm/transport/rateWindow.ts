@@ -184,9 +184,15 @@ export class ServerWindow {
 		// Only a probe sent at the reset tells what the reset brought back (after a 429 in the middle
 		// of a window, an answer to a request sent before it shows the same window).
 		if (old && atReset && length > 0 && limit !== undefined && reading.remaining !== undefined) {
+			// A fixed window's next reset is a whole window after the one before; a refilling limiter's
+			// is when its oldest slot frees, within the window it just left. An exact reset tells that
+			// alone (however many slots have freed by the time the probe lands); one in whole seconds
+			// only beyond a second either way, or when the count is low too.
 			const few = reading.remaining < limit / 2;
-			const soon = length < (old.lo - old.seenAt) / 2;
-			if ((few && soon) || (reading.remaining <= 1 && length < 1000)) this.refills = true;
+			const span = old.lo - old.seenAt;
+			const soon = length < span / 2;
+			const surely = reading.resetWhole ? length + 1000 < (span - 1000) / 2 : soon;
+			if ((few && soon) || surely || (reading.remaining <= 1 && length < 1000)) this.refills = true;
 		}
 		// After a pause of more than a window, the gap between two resets is not a window's length.
 		const paused = old !== undefined && now - old.hi > Math.max(this.jumpMs(), this.windowMs ?? 0);

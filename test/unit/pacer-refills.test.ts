@@ -1,0 +1,105 @@
+/**
+ * The pacer against a limiter that frees its slots one at a time (a sliding log, a token bucket),
+ * in the model (test/harness/rateModel.ts): simulated time, no wall clock. One promise of
+ * docs/retries-and-rate-limit.md (the rate limit: how it reads the server).
+ */
+import type { Limiter, ResetForm } from '../harness/rateModel';
+import { runModel } from '../harness/rateModel';
+import { planted } from '../harness/planted';
+import { prng } from '../harness/prng';
+import { ServerWindow } from '../../nodes/MessagingCrm/transport/rateWindow';
+
+const SHORT = { limit: 30, windowMs: 6000 };
+
+const items = (n: number) => [{ items: n }];
+const lost = (r: ReturnType<typeof runModel>) => r.clients.reduce((a, c) => a + c.lost, 0);
+const refused = (r: ReturnType<typeof runModel>) => r.log.filter((e) => !e.ok).length;
+
+describe('a limiter that frees slots one at a time', () => {
+	const forms: Array<[string, Limiter, ResetForm, number]> = [
+		['a sliding log, reset in whole seconds rounded down', 'sliding', 'floor', 12],
+		['a sliding log, reset to the millisecond', 'sliding', 'exact', 12],
+		['a sliding log, reset in epoch milliseconds', 'sliding', 'epoch-ms', 12],
+		['a token bucket, reset to the millisecond', 'bucket', 'exact', 9],
+		['a token bucket, reset in epoch milliseconds', 'bucket', 'epoch-ms', 9],
+	];
+	it.each(forms)(
+		'75 upserts at 30 per 6 s, %s, no Retry-After: at most 2 % answered 429, within 1.10× of the minimum',
+		(label, limiter, reset, minimum) => {
+			const result = runModel({ ...SHORT, limiter, reset, retryAfter: false }, items(75), {
+				untilMs: 200_000,
+			});
+			const { first, last } = result.clients[0];
+			console.log(
+				`${label}: ${((last - first) / 1000).toFixed(2)} s, ${refused(result)} of ${result.log.length} answered 429`,
+			);
+			expect(lost(result)).toBe(0);
+			expect(refused(result) / result.log.length).toBeLessThanOrEqual(0.02);
+			expect(last - first).toBeLessThanOrEqual(1.1 * minimum * 1000);
+		},
+	);
+	// However late each answer comes (a loaded machine), one burst per window as its slots free. The
+	// probe at the reset may land after part of the last burst's slots freed: a reset named soon,
+	// not how many slots are free, is what tells a limiter that refills from a new fixed window.
+	it('a sliding log of 10 per 4 s, the reset exact, 500 random members (15 to 45 upserts, each way 2 to 6 ms and up to 60 ms more at random): none lost, at most one 429 per reset, one burst per window of the minimum', () => {
+		expect(slidingMisses(500)).toEqual([]);
+	});
+
+	it('planted: a pacer that never takes the server for one that refills makes bursts of the wrong size, and the check says so', () => {
+		const begin = ServerWindow.prototype.begin;
+		planted(
+			'begin',
+			function (this: ServerWindow, ...args: Parameters<ServerWindow['begin']>) {
+				const began = begin.apply(this, args);
+				this.refills = false;
+				return began;
+			},
+			() => expect(slidingMisses(300).length).toBeGreaterThan(0),
+			ServerWindow,
+		);
+	});
+
+	it('a sliding log whose slots have all freed when the probe lands (10 per 4 s, 1 ms each way): taken for a fixed window, the last slot of each window held for the look, 37 upserts in 5 bursts, a window late', () => {
+		const result = runModel(
+			{ limit: 10, windowMs: 4000, limiter: 'sliding', retryAfter: false, latencyMs: 1 },
+			items(37),
+		);
+		const { first, last } = result.clients[0];
+		console.log(`sliding log, the probe after every slot freed: ${(last - first) / 1000} s`);
+		expect(lost(result)).toBe(0);
+		expect(refused(result)).toBe(0);
+		expect(last - first).toBeLessThanOrEqual(4 * 4000);
+	});
+});
+
+/**
+ * Random members of the sliding-log family (seeded): each one that lost an item, met more 429s than
+ * the resets it waited for, or took more bursts (runs of requests less than half a window apart)
+ * than the windows it needs.
+ */
+function slidingMisses(members: number): string[] {
+	const random = prng(56);
+	const misses: string[] = [];
+	for (let i = 0; i < members; i++) {
+		const n = 15 + Math.floor(random() * 31);
+		const latencyMs = 2 + Math.floor(random() * 5);
+		const jitterMs = Math.floor(random() * 61);
+		const result = runModel(
+			{ limit: 10, windowMs: 4000, limiter: 'sliding', retryAfter: false, latencyMs, jitterMs },
+			items(n),
+			{ jitterSeed: Math.floor(random() * 2 ** 31), untilMs: 120_000 },
+		);
+		const times = result.log.filter((e) => e.ok).map((e) => e.at);
+		const bursts: number[] = [];
+		times.forEach((t, j) => {
+			if (j > 0 && t - times[j - 1] <= 2000) bursts[bursts.length - 1]++;
+			else bursts.push(1);
+		});
+		const windows = Math.ceil(n / 10);
+		if (lost(result) > 0 || refused(result) > windows - 1 || bursts.length !== windows) {
+			const member = `${n} upserts, answers ${latencyMs} + up to ${jitterMs} ms late`;
+			misses.push(`${member}: bursts of ${bursts.join(', ')}, ${refused(result)} refused`);
+		}
+	}
+	return misses;
+}
