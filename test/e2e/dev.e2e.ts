@@ -123,6 +123,15 @@ async function stop(dev: Dev, signal: NodeJS.Signals, group: boolean): Promise<v
 		.slice(before)
 		.split('\n')
 		.filter((line) => /^\[[\w-]+\] /.test(line));
+	// What each process wrote last, to tell its own race from a database stopped under it.
+	if (echoed.length)
+		for (const file of readdirSync(logs))
+			console.log(
+				`${file}, its last lines:\n${logOf(file.replace(/\.log$/, ''))
+					.split('\n')
+					.slice(-40)
+					.join('\n')}`,
+			);
 	expect(echoed).toEqual([]);
 	// Every process it had (its descendants are orphaned, not listed, once npm is gone): a moment to end.
 	await until('every process to end', () => !pids.some(alive), 30_000).catch(() => undefined);
