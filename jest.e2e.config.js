@@ -7,9 +7,9 @@ module.exports = {
 	testMatch: ['**/*.e2e.ts'],
 	transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
 	testTimeout: 600000,
-	// Two files at a time (they mostly wait on n8n; docs/development.md says why not three), each on
+	// Three files at a time on two cores (they mostly wait on n8n: docs/development.md), each on
 	// its own ports (test/e2e/ports.ts), in the order the sequencer gives.
-	maxWorkers: 2,
+	maxWorkers: 3,
 	testSequencer: '<rootDir>/test/harness/e2e-sequencer.js',
 	// A private TMPDIR per run, checked empty at the end (test/harness/leftovers.js); Jest's own cache
 	// in .cache/ rather than the system's temporary folder.

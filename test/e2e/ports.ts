@@ -1,5 +1,5 @@
 /**
- * The loopback ports of the end-to-end files, in one table: Jest runs two files at a time
+ * The loopback ports of the end-to-end files, in one table: Jest runs three files at a time
  * (jest.e2e.config.js), so no two files may listen on the same port.
  * test/unit/e2e-ports.test.ts checks that every port below, and every port n8n derives from them,
  * belongs to one file only.
