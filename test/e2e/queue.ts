@@ -162,9 +162,17 @@ async function startPostgres(
 		// the script, whose stop() ends n8n first and the databases under it after.
 		{ stdio: ['ignore', 'pipe', 'pipe'], detached: true },
 	);
-	child.stdout?.on('data', (c: Buffer) => output(c.toString()));
-	child.stderr?.on('data', (c: Buffer) => output(c.toString()));
-	// As the postgres role: the client tools' default (this user's name) has PostgreSQL log a FATAL line.
+	let said = '';
+	const hear = (c: Buffer) => {
+		said = (said + c.toString()).slice(-4096);
+		output(c.toString());
+	};
+	child.stdout?.on('data', hear);
+	child.stderr?.on('data', hear);
+	// No client before PostgreSQL says it accepts them: one that comes while it is starting up (a
+	// loaded machine makes that last) has it log a FATAL line. Then as the postgres role: the client
+	// tools' default (this user's name) has it log one too.
+	await until('PostgreSQL', () => said.includes('ready to accept connections'), 60_000);
 	const as = ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres'];
 	await until('PostgreSQL', () => spawnSync(path.join(bin, 'pg_isready'), as).status === 0, 30_000);
 	const psql = (sql: string) => run(path.join(bin, 'psql'), [...as, '-tAc', sql]);
