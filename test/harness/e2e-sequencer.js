@@ -1,9 +1,9 @@
 /**
  * The order in which Jest starts the end-to-end files, three at a time (jest.e2e.config.js), each
  * worker taking the next file when its last one ends: queue mode first, beside the server file,
- * which mostly waits on n8n's polls, and the CLI file, which ends after about 80 s, so that queue
- * mode has measured the rate limit before `npm run dev:queue` (dev.e2e.ts, the longest file, next
- * in line) starts another queue-mode stack on the same two cores; then the longest first. The
+ * which mostly waits on n8n's polls, and the CLI file (about three minutes beside them), so that
+ * queue mode has measured the rate limit before `npm run dev:queue` (dev.e2e.ts, the longest file,
+ * next in line) starts another queue-mode stack on the same two cores; then the longest first. The
  * seconds are each file's time in one run of the suite two at a time on a 2-core machine
  * (docs/development.md); a file not listed goes last.
  */
