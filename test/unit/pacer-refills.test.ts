@@ -70,7 +70,7 @@ describe('a limiter that frees slots one at a time', () => {
 		expect(family.filter((m) => m.lost > 0)).toEqual([]);
 	});
 
-	it('a sliding log whose slots have all freed when the probe lands (10 per 4 s, 1 ms each way): taken for a fixed window, the last slot of each window held for the look, 37 upserts in 5 bursts, a window late', () => {
+	it('a sliding log whose slots have all freed when the probe lands (10 per 4 s, 1 ms each way): taken for a fixed window, the last slot of each window held for the look, 37 upserts none lost, none refused, at most a window late (15.8 s against 12 s)', () => {
 		const result = runModel(
 			{ limit: 10, windowMs: 4000, limiter: 'sliding', retryAfter: false, latencyMs: 1 },
 			items(37),
