@@ -392,6 +392,15 @@ export function runModel(
 	return { clients: workers.map((w) => w.result), log, cotenant };
 }
 
+/** One client of `n` items, started at once. */
+export const items = (n: number): ClientModel[] => [{ items: n }];
+
+/** Items given up on 429, over all pacers. */
+export const lost = (r: ModelResult): number => r.clients.reduce((a, c) => a + c.lost, 0);
+
+/** Requests answered 429 on the wire. */
+export const refused = (r: ModelResult): number => r.log.filter((e) => !e.ok).length;
+
 /** Accepted requests in each of the server's windows but the last (cut by the run's end); of one client, or all. */
 export function perWindow(log: ModelResult['log'], client?: number): number[] {
 	if (log.length === 0) return [];

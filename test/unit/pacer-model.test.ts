@@ -4,14 +4,10 @@
  * Each block is one promise of docs/retries-and-rate-limit.md (the rate limit).
  */
 import type { ClientModel, ResetForm, ServerModel } from '../harness/rateModel';
-import { perWindow, runModel } from '../harness/rateModel';
+import { items, lost, perWindow, refused, runModel } from '../harness/rateModel';
 
 const API = { limit: 120, windowMs: 60_000 };
 const SHORT = { limit: 30, windowMs: 6000 };
-
-const items = (n: number) => [{ items: n }];
-const lost = (r: ReturnType<typeof runModel>) => r.clients.reduce((a, c) => a + c.lost, 0);
-const refused = (r: ReturnType<typeof runModel>) => r.log.filter((e) => !e.ok).length;
 
 describe('a 429 never loses an item while the API keeps answering (no Retry-After)', () => {
 	const early: Array<[string, Partial<ServerModel>]> = [
