@@ -15,7 +15,7 @@ const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
 console.log(`Model sweep: ${members} members of each family from seed ${seed}`);
 for (const name of families) {
 	const short = name === 'F3s';
-	const { failures, worst } = sweep((short ? 'F3' : name) as Family, seed, members, short);
+	const { failures, classes, worst } = sweep((short ? 'F3' : name) as Family, seed, members, short);
 	const v = worst.verdict;
 	console.log(`\n${name}: the property held for ${members - failures.length} of ${members}`);
 	const causes = new Map<string, number>();
@@ -26,6 +26,9 @@ for (const name of families) {
 		}
 	}
 	for (const [cause, n] of causes) console.log(`  ${n}× ${cause}`);
+	// Where it fails: each class of member, the most failing first.
+	const byShare = [...classes].sort(([, a], [, b]) => b.failed / b.drawn - a.failed / a.drawn);
+	for (const [name, c] of byShare) console.log(`  ${name}: held ${c.drawn - c.failed} of ${c.drawn}`);
 	console.log(`  worst: ${describeMember(worst.member)}`);
 	console.log(
 		`         ${v.ok ? 'held' : v.why.join('; ')}; ${v.ofMinimum.toFixed(2)}× the minimum, ${pct(v.refusedShare)} answered 429`,

@@ -257,17 +257,50 @@ export function badness(v: Verdict): number {
 	);
 }
 
-/** Sweeps `count` members of a family from `seed` on: the failures and the worst member. */
+/**
+ * Sweeps `count` members of a family from `seed` on: the failures, the worst member, and per class
+ * (`classOf`) how many were drawn and how many failed.
+ */
 export function sweep(family: Family, seed: number, count: number, short = false) {
 	const failures: Array<{ member: Member; verdict: Verdict }> = [];
+	const classes = new Map<string, { drawn: number; failed: number }>();
 	let worst: { member: Member; verdict: Verdict } | undefined;
 	for (let i = 0; i < count; i++) {
 		const member = draw(family, seed + i, short);
 		const verdict = judge(member, runMember(member));
+		const c = classes.get(classOf(member)) ?? { drawn: 0, failed: 0 };
+		classes.set(classOf(member), { drawn: c.drawn + 1, failed: c.failed + (verdict.ok ? 0 : 1) });
 		if (!verdict.ok) failures.push({ member, verdict });
 		if (!worst || badness(verdict) > badness(worst.verdict)) worst = { member, verdict };
 	}
-	return { failures, worst: worst as { member: Member; verdict: Verdict } };
+	return { failures, classes, worst: worst as { member: Member; verdict: Verdict } };
+}
+
+/**
+ * The class a member belongs to, for the sweep's count of where a property fails: the co-tenant's
+ * kind, when it sends all at once and how fast (F1), how it joins (F2), how many windows the
+ * processes need and how they start (F3), the reset and whether the key was spent (F4).
+ */
+export function classOf(m: Member): string {
+	const c = m.cotenant;
+	if (m.family === 'F1' && c) {
+		const second = (c.phaseMs ?? 0) / 1000;
+		const when = second === 0 ? 'its first second' : second >= 59 ? 'its last second' : 'another';
+		const at = c.kind === 'bursting' ? ` in ${when}` : '';
+		const rate = c.rate <= 40 ? '10 to 40' : c.rate <= 60 ? '41 to 60' : '61 to 80';
+		return `${c.kind}${at}, ${rate} per window`;
+	}
+	if (m.family === 'F2' && c) {
+		const first = c.startMs < m.windowMs ? "the node's first window" : 'a later window';
+		return `${c.kind}, joining in ${first}`;
+	}
+	if (m.family === 'F3') {
+		const total = m.processes.reduce((a, p) => a + p.items, 0);
+		const windows = Math.ceil(total / m.limit);
+		const together = m.processes.every((p) => p.startMs === 0) ? 'together' : 'apart';
+		return `${windows === 1 ? 'one window' : `${windows} windows`}, started ${together}`;
+	}
+	return `reset ${m.reset}${m.spentUntilMs ? ', the key spent before the run' : ''}`;
 }
 
 /** A member in one line, to replay it. */
