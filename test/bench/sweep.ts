@@ -28,7 +28,8 @@ for (const name of families) {
 	for (const [cause, n] of causes) console.log(`  ${n}× ${cause}`);
 	// Where it fails: each class of member, the most failing first.
 	const byShare = [...classes].sort(([, a], [, b]) => b.failed / b.drawn - a.failed / a.drawn);
-	for (const [name, c] of byShare) console.log(`  ${name}: held ${c.drawn - c.failed} of ${c.drawn}`);
+	for (const [name, c] of byShare)
+		console.log(`  ${name}: held ${c.drawn - c.failed} of ${c.drawn}`);
 	console.log(`  worst: ${describeMember(worst.member)}`);
 	console.log(
 		`         ${v.ok ? 'held' : v.why.join('; ')}; ${v.ofMinimum.toFixed(2)}× the minimum, ${pct(v.refusedShare)} answered 429`,

@@ -42,7 +42,7 @@ const variants: Array<[string, Options, number]> = [
 	['spreading, joining 10 s after the node', { cotenantPerWindow: 40, cotenantStartMs: 10_000 }, 0],
 ];
 
-describe('rule (a): never take a slot another client will want in this window', () => {
+describe('rule 1: never take a slot another client will want in this window', () => {
 	it.each(variants)(
 		'a co-tenant at 120 per 60 s %s: none of its requests refused from the window after it showed itself, the node within 1.10× of 180 s',
 		(_, options, nodeStartMs) => {
@@ -138,7 +138,7 @@ describe('rule (a): never take a slot another client will want in this window', 
 	});
 });
 
-describe('rule (b): never lose an item, never hang', () => {
+describe('rule 2: never lose an item, never hang', () => {
 	const refusing = { ...API, retryAfter: false, refuseForMs: 70_000 };
 	it('a server refusing everything for 70 s (reset of 0 s) loses nothing', () => {
 		expect(lost(runModel(refusing, [{ items: 10 }]))).toBe(0);
@@ -152,7 +152,7 @@ describe('rule (b): never lose an item, never hang', () => {
 	});
 });
 
-describe('rule (c): at most one request while refused per announced reset', () => {
+describe('rule 3: at most one request while refused per announced reset', () => {
 	const spent = { limit: 5, windowMs: 4000, retryAfter: false, spentUntilMs: 4000 };
 	/** Requests made while the key was still spent, before the reset it announced. */
 	const whileSpent = (r: ModelResult) => r.log.filter((e) => e.window === 0).length;
@@ -170,7 +170,7 @@ describe('rule (c): at most one request while refused per announced reset', () =
 	});
 });
 
-describe('rule (d): only then speed', () => {
+describe('rule 4: only then speed', () => {
 	it('alone, 300 upserts at 120 per 60 s: first to last within 1.03× of 120 s', () => {
 		const result = runModel(API, [{ items: 300 }]);
 		expect(seconds(result)).toBeLessThanOrEqual(123.6);

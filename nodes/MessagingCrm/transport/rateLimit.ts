@@ -39,9 +39,9 @@ interface Probe {
 /**
  * The budget of one key as this process sees it. `reserve` hands out a slot or says how long to
  * wait; `observe` corrects the picture with every answer's headers. Its rules, highest first, as
- * docs/retries-and-rate-limit.md lists them: (a) never take a slot another client will want in
- * this window (`keptForOthers`); (b) never lose an item, never hang (`mayRetry`); (c) at most one
- * request while refused per announced reset (`probing`, `refusedAt`); (d) only then speed
+ * docs/retries-and-rate-limit.md lists them: 1, never take a slot another client will want in
+ * this window (`keptForOthers`); 2, never lose an item, never hang (`mayRetry`); 3, at most one
+ * request while refused per announced reset (`probing`, `refusedAt`); 4, only then speed
  * (`ourPart`). Alone on the key, it sends what the window has left at once (from its second window,
  * all but the last slot, which waits for the look) and waits for the reset.
  */
@@ -104,7 +104,7 @@ export class Pacer {
 	}
 
 	/**
-	 * Rule (c), at most one request while refused per announced reset: once the reset is due (or a
+	 * Rule 3, at most one request while refused per announced reset: once the reset is due (or a
 	 * 429 came), one probe at a time, when the probe's time has come; the others wait for its answer
 	 * (see `observe`, `refusedAt`). Undefined: no probe is due.
 	 */
@@ -133,7 +133,7 @@ export class Pacer {
 	}
 
 	/**
-	 * Rule (a), never take a slot another client will want in this window: what is kept back for
+	 * Rule 1, never take a slot another client will want in this window: what is kept back for
 	 * the others until the reset (`ifAsked`: were a request sent now to ask), and whether our last
 	 * slot waits for the look (`lookLater`). Beside other pacers, their parts less what they sent
 	 * and what spreading clients spend until the reset (Others.keepBeside); otherwise what the
@@ -160,7 +160,7 @@ export class Pacer {
 	}
 
 	/**
-	 * Rule (d), only then speed: what may go now, beyond what is kept for the others (rule a). Our
+	 * Rule 4, only then speed: what may go now, beyond what is kept for the others (rule 1). Our
 	 * fair part of the window at once (Others.fairPart) while the others' spending was not seen
 	 * whole; the rest once they are seen to have stopped (Others.mayCheckStopped: one request asks)
 	 * or to have spent less (Others.mayAsk). Share of the Rate Limit caps it.
@@ -251,7 +251,7 @@ export class Pacer {
 	}
 
 	/**
-	 * Rule (b), never lose an item, never hang: a request refused with 429 since `since` keeps
+	 * Rule 2, never lose an item, never hang: a request refused with 429 since `since` keeps
 	 * trying while the next probe is due within the patience (`patienceMs`); then it fails.
 	 */
 	mayRetry(since: number, now: number): boolean {
@@ -293,7 +293,7 @@ export class Pacer {
 		return this.server.probeStart(this.alone());
 	}
 
-	/** A 429 (rule c): nothing goes until a probe, at the reset it names, after Retry-After, or a step. */
+	/** A 429 (rule 3): nothing goes until a probe, at the reset it names, after Retry-After, or a step. */
 	private refusedAt(
 		now: number,
 		resetAt: number | undefined,

@@ -183,7 +183,7 @@ export class Others {
 	}
 
 	/**
-	 * Rule (a): what the others will still spend in this window, kept in full until the reset: what
+	 * Rule 1: what the others will still spend in this window, kept in full until the reset: what
 	 * they spent in the last window seen whole (`wholeOf`) less what they spent in this one, and the
 	 * margin. Before one was seen whole, `expected`; in a first window they began, at least half.
 	 */
