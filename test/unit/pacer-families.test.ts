@@ -3,9 +3,9 @@
  * on random members in the model. F4 (alone) holds on every member today and is held here; F1 to
  * F3 (a co-tenant there from the start or joining, the node's processes started apart) are
  * measured by `npm run sweep` and do not hold on every member yet (docs/benchmarks.md, the model
- * sweep). Each check is planted once: a pacer that breaks the promise fails it.
+ * sweep). Each family's check is planted once: a pacer that breaks the promise fails it.
  */
-import { draw, judge, runMember, sweep } from '../harness/families';
+import { classOf, draw, judge, runMember, sweep } from '../harness/families';
 import { planted } from '../harness/planted';
 import { Pacer } from '../../nodes/MessagingCrm/transport/rateLimit';
 
@@ -46,6 +46,20 @@ describe('the families of the pacer’s promises, in the model', () => {
 				const { failures } = sweep('F1', 1, 50);
 				expect(failures.filter((f) => f.verdict.refusedAfter > 0).length).toBeGreaterThan(25);
 			},
+		);
+	});
+
+	it('planted: a pacer whose last slot never waits for the look does not see a client join, and F2 says so', () => {
+		const joinedLater = () =>
+			sweep('F2', 1, 50).failures.filter(
+				(f) => f.verdict.refusedAfter > 0 && classOf(f.member).endsWith('a later window'),
+			).length;
+		// As it is, 1 of the 30 that join after the node's first window is refused past its own.
+		expect(joinedLater()).toBeLessThanOrEqual(2);
+		planted(
+			'lookLater',
+			() => undefined,
+			() => expect(joinedLater()).toBeGreaterThan(10),
 		);
 	});
 
