@@ -268,8 +268,9 @@ export function sweep(family: Family, seed: number, count: number, short = false
 	for (let i = 0; i < count; i++) {
 		const member = draw(family, seed + i, short);
 		const verdict = judge(member, runMember(member));
-		const c = classes.get(classOf(member)) ?? { drawn: 0, failed: 0 };
-		classes.set(classOf(member), { drawn: c.drawn + 1, failed: c.failed + (verdict.ok ? 0 : 1) });
+		const name = classOf(member);
+		const c = classes.get(name) ?? { drawn: 0, failed: 0 };
+		classes.set(name, { drawn: c.drawn + 1, failed: c.failed + (verdict.ok ? 0 : 1) });
 		if (!verdict.ok) failures.push({ member, verdict });
 		if (!worst || badness(verdict) > badness(worst.verdict)) worst = { member, verdict };
 	}
@@ -285,7 +286,8 @@ export function classOf(m: Member): string {
 	const c = m.cotenant;
 	if (m.family === 'F1' && c) {
 		const second = (c.phaseMs ?? 0) / 1000;
-		const when = second === 0 ? 'its first second' : second >= 59 ? 'its last second' : 'another';
+		const when =
+			second === 0 ? 'its first second' : second >= 59 ? 'its last second' : 'another second';
 		const at = c.kind === 'bursting' ? ` in ${when}` : '';
 		const rate = c.rate <= 40 ? '10 to 40' : c.rate <= 60 ? '41 to 60' : '61 to 80';
 		return `${c.kind}${at}, ${rate} per window`;
