@@ -39,7 +39,7 @@ describe('a limiter that frees slots one at a time', () => {
 	// not how many slots are free, is what tells a limiter that refills from a new fixed window.
 	it('a sliding log of 10 per 4 s, the reset exact, 500 random members (15 to 45 upserts, each way 2 to 6 ms and up to 60 ms more at random): none lost, at most one 429 per reset, one burst per window of the minimum', () => {
 		const family = slidingFamily(500);
-		const worst = family.reduce((a, m) => (m.ofMinimum > a.ofMinimum ? m : a));
+		const worst = worstOf(family);
 		console.log(
 			`sliding log, reset exact: the worst of 500 ${worst.ofMinimum.toFixed(3)}x its minimum (${worst.label}, bursts of ${worst.bursts.join(', ')}, ${worst.refused} refused)`,
 		);
@@ -64,7 +64,7 @@ describe('a limiter that frees slots one at a time', () => {
 	// is held is that nothing is lost; the rest is measured (docs/retries-and-rate-limit.md).
 	it('a sliding log of 10 per 4 s, the reset in whole seconds rounded down, the same 500 members: none lost', () => {
 		const family = slidingFamily(500, 'floor');
-		const worst = family.reduce((a, m) => (m.ofMinimum > a.ofMinimum ? m : a));
+		const worst = worstOf(family);
 		console.log(
 			`sliding log, reset rounded down: ${family.filter((m) => m.refused > m.windows - 1).length} of 500 met more than one 429 per reset, ${family.filter((m) => m.bursts.length !== m.windows).length} sent a window in two bursts; the worst ${worst.ofMinimum.toFixed(2)}x its minimum (${worst.label})`,
 		);
@@ -84,7 +84,7 @@ describe('a limiter that frees slots one at a time', () => {
 	});
 });
 
-interface Member {
+interface SlidingRun {
 	label: string;
 	lost: number;
 	refused: number;
@@ -97,7 +97,7 @@ interface Member {
 }
 
 /** Random members of the sliding-log family, 10 per 4 s (seeded), with resets written `reset`. */
-function slidingFamily(members: number, reset: ResetForm = 'exact'): Member[] {
+function slidingFamily(members: number, reset: ResetForm = 'exact'): SlidingRun[] {
 	const random = prng(56);
 	return Array.from({ length: members }, () => {
 		const n = 15 + Math.floor(random() * 31);
@@ -135,8 +135,13 @@ function slidingFamily(members: number, reset: ResetForm = 'exact'): Member[] {
 	});
 }
 
+/** The run that took longest against its minimum. */
+function worstOf(family: SlidingRun[]): SlidingRun {
+	return family.reduce((a, m) => (m.ofMinimum > a.ofMinimum ? m : a));
+}
+
 /** Members that lost an item, met more 429s than the resets they waited for, or took more bursts than windows. */
-function slidingMisses(family: Member[]): string[] {
+function slidingMisses(family: SlidingRun[]): string[] {
 	return family
 		.filter((m) => m.lost > 0 || m.refused > m.windows - 1 || m.bursts.length !== m.windows)
 		.map((m) => `${m.label}: bursts of ${m.bursts.join(', ')}, ${m.refused} refused`);

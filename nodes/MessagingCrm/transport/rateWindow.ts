@@ -191,8 +191,9 @@ export class ServerWindow {
 			const few = reading.remaining < limit / 2;
 			const span = old.lo - old.seenAt;
 			const soon = length < span / 2;
-			const surely = reading.resetWhole ? length + 1000 < (span - 1000) / 2 : soon;
-			if ((few && soon) || surely || (reading.remaining <= 1 && length < 1000)) this.refills = true;
+			const wide = length + 1000 < (span - 1000) / 2;
+			const named = reading.resetWhole ? (few && soon) || wide : soon;
+			if (named || (reading.remaining <= 1 && length < 1000)) this.refills = true;
 		}
 		// After a pause of more than a window, the gap between two resets is not a window's length.
 		const paused = old !== undefined && now - old.hi > Math.max(this.jumpMs(), this.windowMs ?? 0);
