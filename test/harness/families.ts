@@ -227,7 +227,8 @@ export function judge(m: Member, res: ModelResult): Verdict {
 	}
 	// F2 bounds the node's time only by finishing: it shares the key from the join on.
 	if (m.family !== 'F2' && timeRatio > 1) {
-		why.push(`${(elapsed / 1000).toFixed(1)} s over the bound ${(bound / 1000).toFixed(1)} s`);
+		const over = `${(elapsed / 1000).toFixed(1)} s over the bound ${(bound / 1000).toFixed(1)} s`;
+		why.push(`${over}: ${whereTimeWent(nodeLog, windows, perWindow)}`);
 	}
 	if (m.family === 'F3' && refusedShare > 0.02) {
 		why.push(`${(100 * refusedShare).toFixed(1)} % answered 429`);
@@ -248,6 +249,34 @@ export function judge(m: Member, res: ModelResult): Verdict {
 		lost,
 		why,
 	};
+}
+
+/**
+ * Where a run over its bound lost the time: the first of the node's windows (the server's, from
+ * the one of its first request) that held less than its part while more were needed, or, in as
+ * many windows as it needed, how late in its last window its last request was answered.
+ */
+export function whereTimeWent(
+	nodeLog: ModelResult['log'],
+	windows: number,
+	perWindow: number,
+): string {
+	const ok = nodeLog.filter((e) => e.ok && e.window >= 0);
+	const counts = new Map<number, number>();
+	for (const e of ok) counts.set(e.window, (counts.get(e.window) ?? 0) + 1);
+	const used = [...counts.keys()].sort((a, b) => a - b);
+	if (used.length > windows) {
+		// The window whose shortfall made one more necessary: the first short of its part (the
+		// margin of two kept for the others aside); its first window may be cut by its start.
+		const short = used.slice(0, -1).find((w) => (counts.get(w) ?? 0) < perWindow - 2) ?? used[0];
+		const which = short === used[0] ? 'its first window' : 'a later window';
+		return `${which} held ${counts.get(short)} of ${perWindow}, one window more`;
+	}
+	const last = used[used.length - 1];
+	const inLast = ok.filter((e) => e.window === last);
+	const begun = Math.min(...nodeLog.filter((e) => e.window === last).map((e) => e.at));
+	const late = (inLast[inLast.length - 1].at - begun) / 1000;
+	return `its last window's last answer ${late.toFixed(1)} s after its first`;
 }
 
 /** How far a verdict is from failing (higher is worse): the worst member is the highest. */

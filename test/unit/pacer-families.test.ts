@@ -5,7 +5,7 @@
  * measured by `npm run sweep` and do not hold on every member yet (docs/benchmarks.md, the model
  * sweep). Each family's check is planted once: a pacer that breaks the promise fails it.
  */
-import { classOf, draw, judge, runMember, sweep } from '../harness/families';
+import { classOf, draw, judge, runMember, sweep, whereTimeWent } from '../harness/families';
 import { planted } from '../harness/planted';
 import { Pacer } from '../../nodes/MessagingCrm/transport/rateLimit';
 
@@ -25,6 +25,28 @@ describe('the families of the pacer’s promises, in the model', () => {
 			`F4: worst ${worst.verdict.ofMinimum.toFixed(3)}× the minimum (seed ${worst.member.seed})`,
 		);
 		expect(failures.map((f) => `${f.member.seed}: ${f.verdict.why.join('; ')}`)).toEqual([]);
+	});
+
+	it('a run over its bound says where the time went: the window short of its part, or how late the last one ended', () => {
+		// The node’s accepted requests in each server window, 50 ms apart from its start.
+		const log = (perWindow: number[]) =>
+			perWindow.flatMap((n, w) =>
+				Array.from({ length: n }, (_, i) => ({
+					at: w * 60_000 + i * 50,
+					client: 0,
+					ok: true,
+					window: w,
+				})),
+			);
+		expect(whereTimeWent(log([60, 120, 20]), 2, 120)).toBe(
+			'its first window held 60 of 120, one window more',
+		);
+		expect(whereTimeWent(log([120, 50, 30]), 2, 120)).toBe(
+			'a later window held 50 of 120, one window more',
+		);
+		expect(whereTimeWent(log([120, 80]), 2, 120)).toBe(
+			"its last window's last answer 4.0 s after its first",
+		);
 	});
 
 	it('planted: a pacer that gives up at its first 429 loses items, and F4 says so', () => {
