@@ -216,8 +216,7 @@ export function judge(m: Member, res: ModelResult): Verdict {
 	if (m.family === 'F2') {
 		// Alone meanwhile: each whole window before the co-tenant's holds the limit (the look's slot aside).
 		const startWindow = its.length ? its[0].window : Infinity;
-		const counts = new Map<number, number>();
-		for (const e of nodeLog) if (e.ok) counts.set(e.window, (counts.get(e.window) ?? 0) + 1);
+		const counts = acceptedPerWindow(nodeLog);
 		const lastNodeWindow = Math.max(...counts.keys());
 		for (const [w, n] of counts) {
 			if (w < startWindow && w < lastNodeWindow && n < m.limit - 1) {
@@ -262,8 +261,7 @@ export function whereTimeWent(
 	perWindow: number,
 ): string {
 	const ok = nodeLog.filter((e) => e.ok && e.window >= 0);
-	const counts = new Map<number, number>();
-	for (const e of ok) counts.set(e.window, (counts.get(e.window) ?? 0) + 1);
+	const counts = acceptedPerWindow(ok);
 	const used = [...counts.keys()].sort((a, b) => a - b);
 	if (used.length > windows) {
 		// The window whose shortfall made one more necessary: the first short of its part (the
@@ -277,6 +275,14 @@ export function whereTimeWent(
 	const begun = Math.min(...nodeLog.filter((e) => e.window === last).map((e) => e.at));
 	const late = (inLast[inLast.length - 1].at - begun) / 1000;
 	return `its last window's last answer ${late.toFixed(1)} s after its first`;
+}
+
+/** Accepted requests of a log in each of the server's windows that has any. */
+function acceptedPerWindow(log: ModelResult['log']): Map<number, number> {
+	const counts = new Map<number, number>();
+	for (const e of log)
+		if (e.ok && e.window >= 0) counts.set(e.window, (counts.get(e.window) ?? 0) + 1);
+	return counts;
 }
 
 /** How far a verdict is from failing (higher is worse): the worst member is the highest. */
