@@ -82,17 +82,19 @@ async function main() {
 	// A partial run (`npm run bench -- cotenant queue`) replaces only its own sections; with
 	// BENCH_ROWS, only its own rows of them.
 	const latest = path.join(dir, 'latest.json');
-	const previous =
+	const kept =
 		(only.length || process.env.BENCH_ROWS) && existsSync(latest)
-			? (JSON.parse(readFileSync(latest, 'utf8')) as { results: Json }).results
-			: {};
+			? (JSON.parse(readFileSync(latest, 'utf8')) as { runs: number; results: Json })
+			: undefined;
+	const previous = kept?.results ?? {};
 	const merged: Json = { ...previous, ...results };
 	if (process.env.BENCH_ROWS)
 		for (const [section, ran] of Object.entries(results))
 			merged[section] = { ...((previous[section] as Json | undefined) ?? {}), ...(ran as Json) };
 	writeFileSync(
 		latest,
-		`${JSON.stringify({ machine, runs: RUNS, rateLimit: { limit: LIMIT, windowMs: WINDOW_MS }, results: merged }, null, 2)}\n`,
+		// `runs`: per row in a whole run; a row run on its own (BENCH_RUNS) lists its own runs.
+		`${JSON.stringify({ machine, runs: kept?.runs ?? RUNS, rateLimit: { limit: LIMIT, windowMs: WINDOW_MS }, results: merged }, null, 2)}\n`,
 	);
 }
 
