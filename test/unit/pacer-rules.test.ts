@@ -6,6 +6,7 @@
 import type { ModelResult } from '../harness/rateModel';
 import { perWindow, runModel } from '../harness/rateModel';
 import { planted } from '../harness/planted';
+import { prng } from '../harness/prng';
 import { Others } from '../../nodes/MessagingCrm/transport/rateOthers';
 
 const API = { limit: 120, windowMs: 60_000, latencyMs: 1 };
@@ -225,6 +226,35 @@ describe('rule 4: only then speed', () => {
 			Others,
 		);
 	});
+	// Eight processes of 12 at 30 per 6 s as they start (within 0 to 2 s), answers 1 to 10 ms late
+	// each way and up to 30 ms more at random: 50 runs. A process held back in its first windows
+	// never sent two requests back to back, so it takes the others for a client kept in full; its
+	// request at the window's end shows them gone.
+	const heldBackRuns = () => {
+		const random = prng(56);
+		return Array.from({ length: 50 }, (_, k) => {
+			const within = [0, 50, 300, 1000, 2000][k % 5];
+			const latencyMs = 1 + Math.floor(random() * 10);
+			const jitterMs = Math.floor(random() * 30);
+			const clients = Array.from({ length: 8 }, () => ({
+				items: 12,
+				startMs: Math.round(random() * within),
+			}));
+			return spread(runModel({ ...SHORT, latencyMs, jitterMs }, clients, { jitterSeed: k + 1 }));
+		});
+	};
+	const twoLate = (spans: number[]) => spans.filter((s) => s > 27).length;
+	it("eight processes of 12 at 30 per 6 s as they start, 50 runs: a process held back looks at the window's end, at most 2 runs end two windows late", () => {
+		expect(twoLate(heldBackRuns())).toBeLessThanOrEqual(2);
+	});
+	it('planted: a process held back that never looks ends two windows late in more than 5 of the 50', () => {
+		planted(
+			'heldBack',
+			() => false,
+			() => expect(twoLate(heldBackRuns())).toBeGreaterThan(5),
+			Others,
+		);
+	});
 	// Queue mode: one worker runs three executions (three of its requests out at once), the other
 	// one. To the first, the other's requests come between a third of its back-to-back answers.
 	const threeAndOne = (latencyMs: number, starts: number[]) => () =>
@@ -246,8 +276,10 @@ describe('rule 4: only then speed', () => {
 			'asWe',
 			(together?: number) => together !== undefined && together >= 1.5,
 			() => {
+				// Started apart, the worker of three keeps back 40 of a window (a look at the window's end
+				// shows the one gone only for the rest of it).
 				const lowest = unevenWorkers.map((run) => Math.min(...run()));
-				expect(Math.max(...lowest)).toBeLessThan(0.6 * 120);
+				expect(Math.min(...lowest)).toBeLessThan(0.7 * 120);
 			},
 			Others,
 		);

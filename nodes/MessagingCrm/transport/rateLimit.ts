@@ -174,9 +174,12 @@ export class Pacer {
 		const fair = Math.min(this.remaining ?? 0, others.fairPart(limit) - mine);
 		let budget = ifAsked === undefined ? left - kept : Math.max(fair, left - kept);
 		const asked = ifAsked === undefined ? 0 : left - ifAsked;
+		// Held back beside a client kept in full, at the look: a request sees the window whole.
+		const looking = look && this.server.pastLook(now) && others.heldBack(this.server.lookAt());
 		// One such request at a time; it goes at once (not held for the look).
 		const ask =
-			(asked >= 1 && others.mayAsk(now)) || (left >= 1 && others.mayCheckStopped(now, limit));
+			(asked >= 1 && others.mayAsk(now)) ||
+			(left >= 1 && (others.mayCheckStopped(now, limit) || looking));
 		const asking = budget < 1 && ask;
 		if (asking) {
 			others.asking(now);
