@@ -175,7 +175,7 @@ export class Pacer {
 		let budget = ifAsked === undefined ? left - kept : Math.max(fair, left - kept);
 		const asked = ifAsked === undefined ? 0 : left - ifAsked;
 		// Held back beside a client kept in full, at the look: a request sees the window whole.
-		const looking = look && this.server.pastLook(now) && others.heldBack(this.server.lookAt());
+		const looking = look && this.server.pastLook(now) && others.heldBack();
 		// One such request at a time; it goes at once (not held for the look).
 		const ask =
 			(asked >= 1 && others.mayAsk(now)) ||

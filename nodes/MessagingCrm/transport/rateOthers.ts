@@ -337,15 +337,14 @@ export class Others {
 	/**
 	 * Held back: what the others spent in a window seen whole a window or more ago is kept in full
 	 * (`keepInFull`), our last window held two of ours or fewer, and no answer of ours in this
-	 * one came at the look (`lookAt`) or later, none out asking. One request at the look then sees
-	 * the window whole: in the next, a co-tenant still there is kept again, others that stopped are
+	 * one came after the look (`late`), none out asking. One request at the look then sees the
+	 * window whole: in the next, a co-tenant still there is kept again, others that stopped are
 	 * seen gone.
 	 */
-	heldBack(lookAt: number): boolean {
+	heldBack(): boolean {
 		if (this.wantedLast === undefined || this.wantedAge < 1 || this.askedAt !== undefined)
 			return false;
-		const t = this.current;
-		return (this.prior?.ours ?? Infinity) <= 2 && (t?.lastAt ?? -Infinity) < lookAt;
+		return (this.prior?.ours ?? Infinity) <= 2 && !this.late;
 	}
 
 	/** Whether it is time to ask what the others spent since our last answer: a twentieth of the window on. */
