@@ -51,8 +51,8 @@ export interface ServerModel {
 	latencyMs?: number;
 	/**
 	 * Each way of a pacer's request takes up to this much longer, at random (a fixed seed): processes
-	 * that wait for the CPU, as eight on two cores do. Fixed windows, or one client: requests are
-	 * taken in the order they were sent, so the server may see one a few milliseconds before the last.
+	 * that wait for the CPU, as eight on two cores do (fixed windows, or one client). The server
+	 * answers requests in the order they arrive, so one sent later may be counted first.
 	 */
 	jitterMs?: number;
 	/** For this long from the start, every request is refused with a reset of 0 s (a limiter stuck, or counting in another region). */
@@ -276,6 +276,8 @@ export function runModel(
 		refusedSince: undefined as number | undefined,
 		/** Answered at this time and not yet asked for the next slot (it may send again at once). */
 		answeredAt: undefined as number | undefined,
+		/** A request out: it reaches the server at `arrivesAt`, which answers it then. */
+		arrivesAt: undefined as number | undefined,
 		/** A request out: its answer, read at `at`. */
 		pending: undefined as { ok: boolean; headers: Record<string, string> } | undefined,
 		result: { done: 0, lost: 0, first: NaN, last: NaN },
@@ -333,19 +335,43 @@ export function runModel(
 				(a, w) => (!a || w.at < a.at ? w : a),
 				undefined,
 			);
-		const nextAt = Math.min(next?.at ?? Infinity, busy() ? cotenantAt : Infinity);
+		// The server answers requests in the order they reach it, whoever sent them.
+		const arriving = workers
+			.filter((w) => w.arrivesAt !== undefined)
+			.reduce<(typeof workers)[number] | undefined>(
+				(a, w) => (!a || (w.arrivesAt as number) < (a.arrivesAt as number) ? w : a),
+				undefined,
+			);
+		const cotenantArrives = busy() ? cotenantAt + lat : Infinity;
+		const nextAt = Math.min(next?.at ?? Infinity, cotenantArrives - lat);
 		if (!Number.isFinite(nextAt) || nextAt >= end) break;
+		const arrive = (w: (typeof workers)[number]) => {
+			w.pending = answer(w.arrivesAt as number, workers.indexOf(w));
+			w.arrivesAt = undefined;
+		};
+		if (
+			arriving &&
+			(arriving.arrivesAt as number) < Math.min(cotenantArrives, next?.at ?? Infinity)
+		) {
+			arrive(arriving);
+			continue;
+		}
 		// In one event loop, a pacer that has just been answered asks for its next slot first.
 		const sendingOn =
 			options.cotenantInProcess && next !== undefined && next.at === next.answeredAt;
 		if (cotenantAt <= (next?.at ?? Infinity) && !sendingOn) {
-			const { ok } = answer(cotenantAt + lat, -1);
+			const { ok } = answer(cotenantArrives, -1);
 			cotenant.sent++;
 			if (!ok) cotenant.refused++;
 			nextCotenant();
 			continue;
 		}
 		const w = next as (typeof workers)[number];
+		if (w.arrivesAt !== undefined) {
+			// Its request arrives before an in-process co-tenant held back (see cotenantInProcess).
+			arrive(w);
+			continue;
+		}
 		const pending = w.pending;
 		if (pending) {
 			// The answer arrives: the pacer reads it (another loop of its process may have asked meanwhile).
@@ -380,9 +406,9 @@ export function runModel(
 			continue;
 		}
 		if (Number.isNaN(w.result.first)) w.result.first = w.at - t0;
-		// The server counts requests in the order they were sent; the answer is read when it arrives.
+		// The server answers it when it arrives (see `arriving`); the answer is read when it comes back.
 		const there = w.at + lat + jitter();
-		w.pending = answer(there, workers.indexOf(w));
+		w.arrivesAt = there;
 		w.at = there + lat + jitter();
 		// An in-process co-tenant waits for it too (see cotenantInProcess).
 		w.answeredAt = w.at;
