@@ -345,20 +345,16 @@ export function runModel(
 		const cotenantArrives = busy() ? cotenantAt + lat : Infinity;
 		const nextAt = Math.min(next?.at ?? Infinity, cotenantArrives - lat);
 		if (!Number.isFinite(nextAt) || nextAt >= end) break;
-		const arrive = (w: (typeof workers)[number]) => {
-			w.pending = answer(w.arrivesAt as number, workers.indexOf(w));
-			w.arrivesAt = undefined;
-		};
-		if (
-			arriving &&
-			(arriving.arrivesAt as number) < Math.min(cotenantArrives, next?.at ?? Infinity)
-		) {
-			arrive(arriving);
-			continue;
-		}
 		// In one event loop, a pacer that has just been answered asks for its next slot first.
 		const sendingOn =
 			options.cotenantInProcess && next !== undefined && next.at === next.answeredAt;
+		// An in-process co-tenant held back so arrives after the requests already on their way.
+		const cotenantDue = sendingOn ? Infinity : cotenantArrives;
+		if (arriving && (arriving.arrivesAt as number) < Math.min(cotenantDue, next?.at ?? Infinity)) {
+			arriving.pending = answer(arriving.arrivesAt as number, workers.indexOf(arriving));
+			arriving.arrivesAt = undefined;
+			continue;
+		}
 		if (cotenantAt <= (next?.at ?? Infinity) && !sendingOn) {
 			const { ok } = answer(cotenantArrives, -1);
 			cotenant.sent++;
@@ -367,11 +363,6 @@ export function runModel(
 			continue;
 		}
 		const w = next as (typeof workers)[number];
-		if (w.arrivesAt !== undefined) {
-			// Its request arrives before an in-process co-tenant held back (see cotenantInProcess).
-			arrive(w);
-			continue;
-		}
 		const pending = w.pending;
 		if (pending) {
 			// The answer arrives: the pacer reads it (another loop of its process may have asked meanwhile).
