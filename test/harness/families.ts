@@ -189,7 +189,9 @@ export function judge(m: Member, res: ModelResult): Verdict {
 	const perWindow = m.limit - (m.family === 'F1' ? (m.cotenant?.rate ?? 0) : 0);
 	const windows = Math.ceil(total / perWindow);
 	const lastWindow = total - (windows - 1) * perWindow;
-	const starts = Math.max(...m.processes.map((p) => p.startMs));
+	// How far apart the processes start: the last one's first request comes that much later.
+	const starts =
+		Math.max(...m.processes.map((p) => p.startMs)) - Math.min(...m.processes.map((p) => p.startMs));
 	const minimum = (windows - 1) * m.windowMs;
 	const slack = m.family === 'F4' ? 1.03 : m.windowMs < 60_000 ? 1.15 : 1.1;
 	// Beside others, a twentieth of the window more: a co-tenant that came late, a process that ran out.
