@@ -9,7 +9,7 @@ import { describeMember, sweep } from '../harness/families';
 
 const members = Number(process.argv[2] ?? 500);
 const seed = Number(process.argv[3] ?? 1);
-const families = (process.argv[4] ?? 'F1,F2,F3,F3s,F4').split(',');
+const families = (process.argv[4] ?? 'F1,F2,F3,F3s,F4,F5').split(',');
 
 const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
 console.log(`Model sweep: ${members} members of each family from seed ${seed}`);

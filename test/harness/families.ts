@@ -12,7 +12,7 @@ import type { ModelResult, ResetForm, ServerModel } from './rateModel';
 import { runModel } from './rateModel';
 import { prng } from './prng';
 
-export type Family = 'F1' | 'F2' | 'F3' | 'F4';
+export type Family = 'F1' | 'F2' | 'F3' | 'F4' | 'F5';
 
 /** One member of a family, as drawn: enough to run it again in the model or the benchmark. */
 export interface Member {
@@ -109,6 +109,27 @@ export function draw(family: Family, seed: number, short = false): Member {
 			processes: items.map((i) => ({ items: i, startMs: together ? 0 : between(r, 0, 5000) })),
 		};
 	}
+	if (family === 'F5') {
+		// Queue-mode workers (or other processes of the node) beside the company's backend.
+		const rate = between(r, 10, 60);
+		const kind = pick(r, ['spreading', 'bursting', 'random'] as const);
+		const phaseMs = kind === 'bursting' ? between(r, 0, 59) * (w / 60) : 0;
+		const n = between(r, 2, 4);
+		const total = between(r, 150, 600);
+		const weights = Array.from({ length: n }, () => (r() < 0.5 ? 1 : 0.2 + r()));
+		const sum = weights.reduce((a, b) => a + b, 0);
+		const first = between(r, 0, w - 1);
+		const together = r() < 0.25;
+		return {
+			...base,
+			processes: weights.map((x) => ({
+				items: Math.max(1, Math.round((x / sum) * total)),
+				// All within the co-tenant's first window, as F1's node.
+				startMs: Math.min(w - 1, first + (together ? 0 : between(r, 0, 5000))),
+			})),
+			cotenant: { rate, kind, startMs: 0, phaseMs },
+		};
+	}
 	const reset = pick(r, ['exact', 'floor', 'ceil', 'epoch', 'epoch-floor', 'epoch-ms'] as const);
 	const epoch = reset.startsWith('epoch');
 	return {
@@ -129,7 +150,7 @@ export function draw(family: Family, seed: number, short = false): Member {
  */
 export function benchMember(family: Family, seed: number): Member {
 	const m = draw(family, seed);
-	const cap = { F1: 300, F2: 400, F3: 360, F4: 340 }[family];
+	const cap = { F1: 300, F2: 400, F3: 360, F4: 340, F5: 300 }[family];
 	const total = m.processes.reduce((a, p) => a + p.items, 0);
 	const scale = Math.min(1, cap / total);
 	const processes = m.processes.map((p) => ({
@@ -186,7 +207,9 @@ export function judge(m: Member, res: ModelResult): Verdict {
 	const first = Math.min(...res.clients.map((c) => c.first));
 	const last = Math.max(...res.clients.map((c) => c.last));
 	const elapsed = last - first;
-	const perWindow = m.limit - (m.family === 'F1' ? (m.cotenant?.rate ?? 0) : 0);
+	// Beside a co-tenant there from the start, the node's fair share is what it leaves.
+	const sharing = m.family === 'F1' || m.family === 'F5';
+	const perWindow = m.limit - (sharing ? (m.cotenant?.rate ?? 0) : 0);
 	const windows = Math.ceil(total / perWindow);
 	const lastWindow = total - (windows - 1) * perWindow;
 	// How far apart the processes start: the last one's first request comes that much later.
@@ -208,9 +231,9 @@ export function judge(m: Member, res: ModelResult): Verdict {
 	const timeRatio = elapsed / Math.max(1, bound);
 	let refusedAfter = 0;
 	const its = res.log.filter((e) => e.client === -1);
-	if (m.family === 'F1' || m.family === 'F2') {
+	if (m.cotenant) {
 		const startWindow = its.length ? its[0].window : 0;
-		const allowed = m.family === 'F1' ? 0 : m.cotenant?.kind === 'bursting' ? 1 : 0;
+		const allowed = m.family !== 'F2' ? 0 : m.cotenant.kind === 'bursting' ? 1 : 0;
 		refusedAfter = its.filter((e) => !e.ok && e.window > startWindow + allowed).length;
 		if (refusedAfter > 0)
 			why.push(`co-tenant refused ${refusedAfter} after its window ${startWindow + allowed}`);
@@ -231,7 +254,7 @@ export function judge(m: Member, res: ModelResult): Verdict {
 		const over = `${(elapsed / 1000).toFixed(1)} s over the bound ${(bound / 1000).toFixed(1)} s`;
 		why.push(`${over}: ${whereTimeWent(nodeLog, windows, perWindow)}`);
 	}
-	if (m.family === 'F3' && refusedShare > 0.02) {
+	if ((m.family === 'F3' || m.family === 'F5') && refusedShare > 0.02) {
 		why.push(`${(100 * refusedShare).toFixed(1)} % answered 429`);
 	}
 	if (m.family === 'F4' && m.spentUntilMs) {
@@ -317,7 +340,8 @@ export function sweep(family: Family, seed: number, count: number, short = false
 /**
  * The class a member belongs to, for the sweep's count of where a property fails: the co-tenant's
  * kind, when it sends all at once and how fast (F1), how it joins (F2), how many windows the
- * processes need and how they start (F3), the reset and whether the key was spent (F4).
+ * processes need and how they start (F3), the reset and whether the key was spent (F4), the
+ * co-tenant's kind and rate and how the processes start (F5).
  */
 export function classOf(m: Member): string {
 	const c = m.cotenant;
@@ -338,6 +362,11 @@ export function classOf(m: Member): string {
 		const windows = Math.ceil(total / m.limit);
 		const together = m.processes.every((p) => p.startMs === 0) ? 'together' : 'apart';
 		return `${windows === 1 ? 'one window' : `${windows} windows`}, started ${together}`;
+	}
+	if (m.family === 'F5' && c) {
+		const rate = c.rate <= 30 ? '10 to 30' : '31 to 60';
+		const together = m.processes.every((p) => p.startMs === m.processes[0].startMs);
+		return `${c.kind}, ${rate} per window, processes started ${together ? 'together' : 'apart'}`;
 	}
 	return `reset ${m.reset}${m.spentUntilMs ? ', the key spent before the run' : ''}`;
 }

@@ -1,9 +1,10 @@
 /**
  * The pacer's promises as properties over families of cases (test/harness/families.ts), checked
  * on random members in the model. F4 (alone) holds on every member today and is held here; F1 to
- * F3 (a co-tenant there from the start or joining, the node's processes started apart) are
- * measured by `npm run sweep` and do not hold on every member yet (docs/benchmarks.md, the model
- * sweep). Each family's check is planted once: a pacer that breaks the promise fails it.
+ * F3 and F5 (a co-tenant there from the start or joining, the node's processes started apart, the
+ * node's processes beside a co-tenant) are measured by `npm run sweep` and do not hold on every
+ * member yet (docs/benchmarks.md, the model sweep). Each family's check is planted once: a pacer
+ * that breaks the promise fails it.
  */
 import { classOf, draw, judge, runMember, sweep, whereTimeWent } from '../harness/families';
 import { planted } from '../harness/planted';
@@ -67,6 +68,21 @@ describe('the families of the pacer’s promises, in the model', () => {
 			() => {
 				const { failures } = sweep('F1', 1, 50);
 				expect(failures.filter((f) => f.verdict.refusedAfter > 0).length).toBeGreaterThan(25);
+			},
+		);
+	});
+
+	it('F5, processes beside a co-tenant: the members that hold today keep holding, and a pacer that keeps nothing back for the co-tenant fails them', () => {
+		// Of the first 50 members, 10 hold (docs/benchmarks.md, the model sweep): a floor, not a promise.
+		const members = Array.from({ length: 50 }, (_, i) => draw('F5', 1 + i));
+		const held = members.filter((m) => judge(m, runMember(m)).ok);
+		expect(held.length).toBeGreaterThanOrEqual(10);
+		planted(
+			'keptForOthers',
+			() => ({ kept: 0, look: false }),
+			() => {
+				const refused = held.filter((m) => judge(m, runMember(m)).refusedAfter > 0);
+				expect(refused.length).toBeGreaterThanOrEqual(held.length - 2);
 			},
 		);
 	});
