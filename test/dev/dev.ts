@@ -37,12 +37,14 @@ import {
 import { startQueueStack } from '../e2e/queue';
 import type { WorkflowJson } from '../e2e/setup';
 import {
+	crmCredential,
 	DEMO_MCP_TOKEN,
 	exampleWorkflows,
-	importCredential,
+	importCredentials,
 	importMcpToken,
 	importWorkflows,
 	MCP_WORKFLOW_ID,
+	mcpTokenCredential,
 	publishWorkflow,
 	setupOwner,
 	WINDOW_WORKFLOW_ID,
@@ -226,8 +228,10 @@ async function main() {
 	const importExamples = async (options: N8nOptions) => {
 		if (firstRun) {
 			say('Importing the "Messaging CRM sandbox" credential and the example workflows...');
-			await importCredential(options, { baseUrl: sandboxUrl, apiKey: DEMO_API_KEY });
-			await importMcpToken(options, DEMO_MCP_TOKEN);
+			await importCredentials(options, [
+				crmCredential({ baseUrl: sandboxUrl, apiKey: DEMO_API_KEY }),
+				mcpTokenCredential(DEMO_MCP_TOKEN),
+			]);
 			// Example 7 first, published: publishing marks a workflow updated, and the editor lists
 			// the last updated first, so the examples before it are stamped after its publishing and
 			// those after it before (1 to 8 from the top).

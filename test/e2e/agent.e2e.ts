@@ -20,19 +20,18 @@ import { startSandbox } from '../sandbox/server';
 import { DEMO } from '../sandbox/store';
 import { ensureN8n, N8N_V1_VERSION, N8N_VERSION, prepareUserFolder, startN8n } from './n8n';
 import type { ExecutionSummary } from './rest';
-import { executions, until } from './rest';
+import { executions, publishInEditor, until } from './rest';
 import type { WorkflowJson } from './setup';
 import {
 	AGENT_WORKFLOW_ID,
 	apiCustomer,
 	customerMessages,
+	crmCredential,
 	exampleWorkflow,
-	importCredential,
 	importCredentials,
 	importWorkflows,
 	privateFolder,
 	privateLog,
-	publishWorkflow,
 	setupOwner,
 } from './setup';
 import { N8N_PORTS } from './ports';
@@ -211,8 +210,8 @@ async function startAgentN8n(
 		version,
 	};
 	prepareUserFolder(options.userFolder, true, options.version);
-	await importCredential(options, { baseUrl: sandbox.url, apiKey: key });
 	await importCredentials(options, [
+		crmCredential({ baseUrl: sandbox.url, apiKey: key }),
 		{
 			...MODEL_CREDENTIAL,
 			type: 'openAiApi',
@@ -221,9 +220,9 @@ async function startAgentN8n(
 	]);
 	const workflow = agentWorkflowForTests(version);
 	await importWorkflows(options, [workflow]);
-	await publishWorkflow(options, AGENT_WORKFLOW_ID);
 	const n8n = await startN8n({ ...options, output: privateLog(`n8n-agent-${version}.log`) });
 	const cookie = await setupOwner(n8n.url);
+	await publishInEditor({ url: n8n.url, cookie }, AGENT_WORKFLOW_ID);
 	const trigger = workflow.nodes.find((n) => n.type.endsWith('chatTrigger'));
 	return {
 		session: {

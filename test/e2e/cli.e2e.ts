@@ -9,7 +9,13 @@ import type { Sandbox } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
 import { ensureN8n, n8nCli, N8N_V1_VERSION, N8N_VERSION, prepareUserFolder } from './n8n';
 import type { WorkflowJson } from './setup';
-import { exampleWorkflows, importCredential, importWorkflows, privateFolder } from './setup';
+import {
+	crmCredential,
+	exampleWorkflows,
+	importCredentials,
+	importWorkflows,
+	privateFolder,
+} from './setup';
 import { N8N_PORTS } from './ports';
 
 /**
@@ -73,13 +79,14 @@ describe.each([N8N_VERSION, N8N_V1_VERSION])(
 			sandbox = await startSandbox();
 			prepareUserFolder(options.userFolder, true, options.version);
 			apiKey = sandbox.mintKey();
-			await importCredential(options, { baseUrl: sandbox.url, apiKey });
-			await importCredential(
-				options,
-				{ baseUrl: sandbox.url, apiKey: sandbox.mintKey(['customers:read', 'customers:write']) },
-				'mcrmNoSendCred01',
-				'Messaging CRM without messages:send',
-			);
+			await importCredentials(options, [
+				crmCredential({ baseUrl: sandbox.url, apiKey }),
+				crmCredential(
+					{ baseUrl: sandbox.url, apiKey: sandbox.mintKey(['customers:read', 'customers:write']) },
+					'mcrmNoSendCred01',
+					'Messaging CRM without messages:send',
+				),
+			]);
 			const welcome = forTheCli(exampleWorkflows()[0]);
 			const withoutSend: WorkflowJson = JSON.parse(JSON.stringify(welcome));
 			withoutSend.id = 'mcrmNoSendFlow001';

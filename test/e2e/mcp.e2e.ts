@@ -17,17 +17,18 @@ import { demoPersonId, seedDemoPeople } from '../sandbox/demo';
 import { DEMO } from '../sandbox/store';
 import { connectMcp, mcpEndpoint, textOf } from './mcp';
 import { ensureN8n, N8N_V1_VERSION, N8N_VERSION, prepareUserFolder, startN8n } from './n8n';
+import { publishInEditor } from './rest';
 import {
 	apiCustomer,
+	crmCredential,
 	customerMessages,
 	exampleWorkflow,
-	importCredential,
-	importMcpToken,
+	importCredentials,
 	importWorkflows,
 	MCP_WORKFLOW_ID,
+	mcpTokenCredential,
 	privateFolder,
 	privateLog,
-	publishWorkflow,
 	setupOwner,
 } from './setup';
 import { N8N_PORTS } from './ports';
@@ -78,19 +79,24 @@ afterAll(async () => await sandbox?.stop());
 
 /** The editor's address of the n8n the tests of a version run against. */
 let editorUrl = '';
+/** The owner's session cookie in that n8n. */
+let editorCookie = '';
 
 /** n8n with the package, the sandbox credential, the bearer token and example 6 published. */
 async function startMcpN8n(version: string, port: number): Promise<() => Promise<void>> {
 	await ensureN8n(version);
 	const options = { userFolder: privateFolder(`n8n-e2e-mcp-${version}-`), port, version };
 	prepareUserFolder(options.userFolder, true, options.version);
-	await importCredential(options, { baseUrl: sandbox.url, apiKey: key });
-	await importMcpToken(options, TOKEN);
+	await importCredentials(options, [
+		crmCredential({ baseUrl: sandbox.url, apiKey: key }),
+		mcpTokenCredential(TOKEN),
+	]);
 	await importWorkflows(options, [example()]);
-	await publishWorkflow(options, MCP_WORKFLOW_ID);
 	const n8n = await startN8n({ ...options, output: privateLog(`n8n-mcp-${version}.log`) });
 	endpoint = mcpEndpoint(n8n.url);
 	editorUrl = n8n.url;
+	editorCookie = await setupOwner(n8n.url);
+	await publishInEditor({ url: editorUrl, cookie: editorCookie }, MCP_WORKFLOW_ID);
 	return n8n.stop;
 }
 
@@ -120,10 +126,9 @@ describe.each([
 			/NodeOperationError|workflow|this item|\bItem \d|\bSwitch\b|\bContent\b|If the 24-Hour Window|Send a Template Instead|Options →|By Phone|"Customer"/;
 
 		it('the editor asking for a dropdown of a node just added, before its credential is set: the hint, no error', async () => {
-			const cookie = await setupOwner(editorUrl);
 			const response = await fetch(`${editorUrl}/rest/dynamic-node-parameters/options`, {
 				method: 'POST',
-				headers: { cookie, 'Content-Type': 'application/json', 'browser-id': 'e2e' },
+				headers: { cookie: editorCookie, 'Content-Type': 'application/json', 'browser-id': 'e2e' },
 				body: JSON.stringify({
 					nodeTypeAndVersion: { name: 'n8n-nodes-messaging-crm.messagingCrm', version: 1 },
 					path: 'parameters.agentId',

@@ -16,18 +16,25 @@ import { ensureN8n, N8N_VERSION, ROOT } from './n8n';
 import type { QueueStack } from './queue';
 import { startQueueStack } from './queue';
 import type { ExecutionSummary, Session } from './rest';
-import { executions, postToWebhook, retryExecution, triggerWebhook, until } from './rest';
+import {
+	executions,
+	postToWebhook,
+	publishInEditor,
+	retryExecution,
+	triggerWebhook,
+	until,
+} from './rest';
 import { answerIn, asking, linksIn, press } from './askWorkflows';
 import type { WorkflowJson } from './setup';
 import {
 	apiCustomer,
+	crmCredential,
 	exampleWorkflow,
-	importCredential,
-	importMcpToken,
+	importCredentials,
 	importWorkflows,
 	MCP_WORKFLOW_ID,
+	mcpTokenCredential,
 	privateLog,
-	publishWorkflow,
 	setupOwner,
 } from './setup';
 import { QUEUE_PORTS } from './ports';
@@ -75,8 +82,10 @@ beforeAll(async () => {
 			},
 		},
 		async (cli) => {
-			await importCredential(cli, { baseUrl: sandbox.url, apiKey });
-			await importMcpToken(cli, MCP_TOKEN);
+			await importCredentials(cli, [
+				crmCredential({ baseUrl: sandbox.url, apiKey }),
+				mcpTokenCredential(MCP_TOKEN),
+			]);
 			const mcp = exampleWorkflow(MCP_WORKFLOW_ID);
 			anna = await apiCustomer(sandbox, {
 				full_name: 'Anna Queue',
@@ -85,11 +94,11 @@ beforeAll(async () => {
 			});
 			const ask = { ...asking(9, 'queue-ask', anna, {}), id: ASK };
 			await importWorkflows(cli, [SENDS, UPSERTS, restockWorkflow(), mcp, ask]);
-			for (const id of [SENDS.id, UPSERTS.id, 'mcrmRestockFlow01', MCP_WORKFLOW_ID, ASK])
-				await publishWorkflow(cli, id);
 		},
 	);
 	session = { url: stack.url, cookie: await setupOwner(stack.url) };
+	for (const id of [SENDS.id, UPSERTS.id, 'mcrmRestockFlow01', MCP_WORKFLOW_ID, ASK])
+		await publishInEditor(session, id);
 }, 600_000);
 
 afterAll(async () => {

@@ -13,15 +13,24 @@ export interface ExecutionSummary {
 	stoppedAt?: string | null;
 }
 
+/**
+ * Checks until `check` holds, or fails after `timeoutMs`: every 200 ms for the first 2 s, then
+ * every tenth of the time waited so far, at most every second. Many waits are on n8n's polls and
+ * timers, seconds to a minute away, and a check that asks n8n (its executions list) costs it CPU
+ * time that the files running beside need; a wait so ends at most a tenth of its time (and a
+ * second) after its condition came true.
+ */
 export async function until(
 	what: string,
 	check: () => boolean | Promise<boolean>,
 	timeoutMs = 60_000,
 ): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
+	const started = Date.now();
+	const deadline = started + timeoutMs;
 	while (!(await check())) {
 		if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-		await new Promise((resolve) => setTimeout(resolve, 200));
+		const pause = Math.min(1000, Math.max(200, (Date.now() - started) / 10));
+		await new Promise((resolve) => setTimeout(resolve, pause));
 	}
 }
 
@@ -129,7 +138,10 @@ export async function executeInEditor(
 	return ended!;
 }
 
-/** The editor's Publish: makes the workflow's current version live. */
+/**
+ * The editor's Publish: makes the workflow's current version live in the running n8n (one REST
+ * call, where the CLI's `publish:workflow` boots n8n).
+ */
 export async function publishInEditor(session: Session, workflowId: string): Promise<void> {
 	const got = await fetch(`${session.url}/rest/workflows/${workflowId}`, {
 		headers: { cookie: session.cookie },

@@ -29,14 +29,7 @@ import {
 	unpublishInEditor,
 	until,
 } from './rest';
-import {
-	importCredential,
-	importWorkflows,
-	privateFolder,
-	privateLog,
-	publishWorkflow,
-	setupOwner,
-} from './setup';
+import { importCredential, importWorkflows, privateFolder, privateLog, setupOwner } from './setup';
 import { N8N_PORTS } from './ports';
 
 const PORT = N8N_PORTS.retry;
@@ -89,10 +82,8 @@ beforeAll(async () => {
 	prepareUserFolder(options.userFolder);
 	await importCredential(options, { baseUrl: sandbox.url, apiKey: sandbox.mintKey() });
 	await importWorkflows(options, [SENDS, UPSERTS, RERUN_SENDS, REMINDERS]);
-	await publishWorkflow(options, SENDS.id);
-	await publishWorkflow(options, UPSERTS.id);
-	await publishWorkflow(options, RERUN_SENDS.id);
 	await start();
+	for (const id of [SENDS.id, UPSERTS.id, RERUN_SENDS.id]) await publishInEditor(session(), id);
 });
 
 afterAll(async () => {

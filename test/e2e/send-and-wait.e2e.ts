@@ -16,7 +16,14 @@ import { launchChromium, pressTwice } from './browser';
 import { startSandbox } from '../sandbox/server';
 import { ensureN8n, N8N_V1_VERSION, N8N_VERSION, prepareUserFolder, ROOT, startN8n } from './n8n';
 import type { Session } from './rest';
-import { executions, postToWebhook, retryExecution, startInEditor, until } from './rest';
+import {
+	executions,
+	postToWebhook,
+	publishInEditor,
+	retryExecution,
+	startInEditor,
+	until,
+} from './rest';
 import type { WorkflowJson } from './setup';
 import { answerIn, asking, FORM, linksIn, press } from './askWorkflows';
 import {
@@ -27,7 +34,6 @@ import {
 	importWorkflows,
 	privateFolder,
 	privateLog,
-	publishWorkflow,
 	setupOwner,
 } from './setup';
 import { N8N_PORTS } from './ports';
@@ -96,9 +102,9 @@ describe.each([N8N_VERSION, N8N_V1_VERSION])('Send and Wait for Response in n8n 
 		prepareUserFolder(options.userFolder, true, version);
 		await importCredential(options, { baseUrl: sandbox.url, apiKey: sandbox.mintKey() });
 		await importWorkflows(options, [...Object.values(workflows), example8]);
-		for (const workflow of Object.values(workflows)) await publishWorkflow(options, workflow.id);
 		n8n = await startN8n({ ...options, output: log });
 		session = { url: n8n.url, cookie: await setupOwner(n8n.url) };
+		for (const workflow of Object.values(workflows)) await publishInEditor(session, workflow.id);
 		// A customer's browser: no n8n session.
 		browser = await launchChromium();
 	});

@@ -24,20 +24,20 @@ import {
 	startN8n,
 } from './n8n';
 import type { ExecutionSummary } from './rest';
-import { executeInEditor, executions, until } from './rest';
+import { executeInEditor, executions, publishInEditor, until } from './rest';
 import type { WorkflowJson } from './setup';
 import {
 	AGENT_WORKFLOW_ID,
 	CREDENTIAL_ID,
+	crmCredential,
 	exampleWorkflow,
 	exampleWorkflows,
-	importCredential,
-	importMcpToken,
+	importCredentials,
 	importWorkflows,
 	MCP_WORKFLOW_ID,
+	mcpTokenCredential,
 	privateFolder,
 	privateLog,
-	publishWorkflow,
 	setupOwner,
 	WINDOW_WORKFLOW_ID,
 } from './setup';
@@ -222,8 +222,10 @@ beforeAll(async () => {
 	await ensureN8n(N8N_VERSION);
 	sandbox = await startSandbox();
 	prepareUserFolder(options.userFolder);
-	await importCredential(options, { baseUrl: sandbox.url, apiKey: sandbox.mintKey() });
-	await importMcpToken(options, 'server-e2e-mcp-token');
+	await importCredentials(options, [
+		crmCredential({ baseUrl: sandbox.url, apiKey: sandbox.mintKey() }),
+		mcpTokenCredential('server-e2e-mcp-token'),
+	]);
 	// A customer on WhatsApp who never wrote: the 24-hour window is closed.
 	const silent = sandbox.demoCustomer('Silent WhatsApp customer');
 	sandbox.addMessenger(silent, 'whatsapp', '15550109999');
@@ -236,16 +238,15 @@ beforeAll(async () => {
 	// The shortest poll interval n8n allows: every minute.
 	restock.nodes[0].parameters.pollTimes = { item: [{ mode: 'everyMinute' }] };
 	await importWorkflows(options, workflows);
-	await publishWorkflow(options, 'mcrmRestockFlow01');
 	// Example 5 sends to Anna Petrova, one of the demo people; example 7 follows up with Eva Novak.
 	seedDemoPeople(sandbox);
-	await publishWorkflow(options, 'mcrmTemplateFlow1');
-	await publishWorkflow(options, WINDOW_WORKFLOW_ID);
 	n8n = await startN8n({
 		...options,
 		output: privateLog('n8n-server.log'),
 	});
 	cookie = await setupOwner(n8n.url);
+	for (const id of ['mcrmRestockFlow01', 'mcrmTemplateFlow1', WINDOW_WORKFLOW_ID])
+		await publishInEditor({ url: n8n.url, cookie }, id);
 	// Begun now, awaited by their tests (a story that fails before its test awaits it is not
 	// reported twice).
 	const begin = (story: () => Promise<void>) => {

@@ -133,6 +133,10 @@ export interface CredentialJson {
 	data: Record<string, unknown>;
 }
 
+/**
+ * Imports credentials, all in one `n8n import:credentials`: each n8n CLI command boots n8n (about
+ * 2 s of CPU time alone, 3 to 6 s beside other work), so a file's credentials go in together.
+ */
 export async function importCredentials(
 	options: N8nOptions,
 	credentials: CredentialJson[],
@@ -142,6 +146,20 @@ export async function importCredentials(
 	});
 }
 
+/** A "Messaging CRM API" credential, for `importCredentials`. */
+export function crmCredential(
+	data: { baseUrl: string; apiKey: string; scopes?: string[] },
+	id = CREDENTIAL_ID,
+	name = 'Messaging CRM sandbox',
+): CredentialJson {
+	return {
+		id,
+		name,
+		type: 'messagingCrmApi',
+		data: { scopes: [], allowPlainHttp: false, ...data },
+	};
+}
+
 /** Imports a "Messaging CRM API" credential. */
 export async function importCredential(
 	options: N8nOptions,
@@ -149,9 +167,7 @@ export async function importCredential(
 	id = CREDENTIAL_ID,
 	name = 'Messaging CRM sandbox',
 ): Promise<void> {
-	await importCredentials(options, [
-		{ id, name, type: 'messagingCrmApi', data: { scopes: [], allowPlainHttp: false, ...data } },
-	]);
+	await importCredentials(options, [crmCredential(data, id, name)]);
 }
 
 /** Example 7, "Follow up before the window closes": `npm run dev` publishes it when it imports it. */
@@ -164,11 +180,14 @@ export const MCP_BEARER_CREDENTIAL = { id: 'mcrmMcpBearer01', name: 'MCP clients
 /** The token `npm run dev` gives that credential (a demo value, like the sandbox's key). */
 export const DEMO_MCP_TOKEN = 'mcrm-demo-mcp-client-token';
 
+/** The bearer token MCP clients must send to example 6's MCP Server Trigger, as a credential. */
+export function mcpTokenCredential(token: string): CredentialJson {
+	return { ...MCP_BEARER_CREDENTIAL, type: 'httpBearerAuth', data: { token } };
+}
+
 /** Imports the bearer token MCP clients must send to example 6's MCP Server Trigger. */
 export async function importMcpToken(options: N8nOptions, token: string): Promise<void> {
-	await importCredentials(options, [
-		{ ...MCP_BEARER_CREDENTIAL, type: 'httpBearerAuth', data: { token } },
-	]);
+	await importCredentials(options, [mcpTokenCredential(token)]);
 }
 
 /** The IDs of the workflows an n8n has (`n8n export:workflow --all`; none: an empty list). */
@@ -192,7 +211,11 @@ export async function importWorkflows(
 	});
 }
 
-/** Makes a workflow live: `publish:workflow` in n8n 2.x, `update:workflow --active` in 1.x. */
+/**
+ * Makes a workflow live before n8n starts: `publish:workflow` in n8n 2.x, `update:workflow
+ * --active` in 1.x, one CLI command (one boot of n8n) per workflow. The end-to-end files publish
+ * in the running n8n instead, as the editor's Publish does (`publishInEditor`, rest.ts).
+ */
 export async function publishWorkflow(options: N8nOptions, id: string): Promise<void> {
 	if (options.version?.startsWith('1.'))
 		await cli(['update:workflow', `--id=${id}`, '--active=true'], options);
