@@ -145,8 +145,8 @@ export function draw(family: Family, seed: number, short = false): Member {
 
 /**
  * Member `seed` of `family` as the benchmark runs it at the API's 60 s window, where a window is a
- * minute: at most 300 upserts beside a co-tenant of at most 60 per window (F1), 400 (F2), 360 in
- * all (F3), so that a member ends within six windows.
+ * minute: at most 300 upserts beside a co-tenant of at most 60 per window (F1, and in all for F5),
+ * 400 (F2), 360 in all (F3), so that a member ends within six windows.
  */
 export function benchMember(family: Family, seed: number): Member {
 	const m = draw(family, seed);
