@@ -59,6 +59,13 @@ export interface Verdict {
 const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
 const between = (r: () => number, lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));
 
+/** `total` items split among `n` processes, evenly or not (each even at random, or 0.2 to 1.2 of a part). */
+function split(r: () => number, n: number, total: number): number[] {
+	const weights = Array.from({ length: n }, () => (r() < 0.5 ? 1 : 0.2 + r()));
+	const sum = weights.reduce((a, b) => a + b, 0);
+	return weights.map((x) => Math.max(1, Math.round((x / sum) * total)));
+}
+
 /** Draws member `seed` of `family` (at the API's 120 per 60 s, or `short`: 30 per 6 s, for F3). */
 export function draw(family: Family, seed: number, short = false): Member {
 	const r = prng(seed * 7919 + family.charCodeAt(1));
@@ -99,10 +106,7 @@ export function draw(family: Family, seed: number, short = false): Member {
 	}
 	if (family === 'F3') {
 		const n = between(r, 2, 8);
-		const total = short ? between(r, 12, 150) : between(r, 50, 600);
-		const weights = Array.from({ length: n }, () => (r() < 0.5 ? 1 : 0.2 + r()));
-		const sum = weights.reduce((a, b) => a + b, 0);
-		const items = weights.map((x) => Math.max(1, Math.round((x / sum) * total)));
+		const items = split(r, n, short ? between(r, 12, 150) : between(r, 50, 600));
 		const together = r() < 0.25;
 		return {
 			...base,
@@ -115,15 +119,13 @@ export function draw(family: Family, seed: number, short = false): Member {
 		const kind = pick(r, ['spreading', 'bursting', 'random'] as const);
 		const phaseMs = kind === 'bursting' ? between(r, 0, 59) * (w / 60) : 0;
 		const n = between(r, 2, 4);
-		const total = between(r, 150, 600);
-		const weights = Array.from({ length: n }, () => (r() < 0.5 ? 1 : 0.2 + r()));
-		const sum = weights.reduce((a, b) => a + b, 0);
+		const items = split(r, n, between(r, 150, 600));
 		const first = between(r, 0, w - 1);
 		const together = r() < 0.25;
 		return {
 			...base,
-			processes: weights.map((x) => ({
-				items: Math.max(1, Math.round((x / sum) * total)),
+			processes: items.map((i) => ({
+				items: i,
 				// All within the co-tenant's first window, as F1's node.
 				startMs: Math.min(w - 1, first + (together ? 0 : between(r, 0, 5000))),
 			})),
