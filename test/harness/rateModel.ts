@@ -388,7 +388,7 @@ export function runModel(
 			w.refusedSince = undefined;
 			continue;
 		}
-		const wait = w.pacer.reserve(w.at, w.share);
+		const wait = w.pacer.reserve(w.at, w.share, w.left);
 		w.answeredAt = undefined;
 		if (wait > 0) {
 			// The loop is free: a co-tenant's timer that was due fires now.

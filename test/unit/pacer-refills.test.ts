@@ -37,7 +37,7 @@ describe('a limiter that frees slots one at a time', () => {
 	// However late each answer comes (a loaded machine), one burst per window as its slots free. The
 	// probe at the reset may land after part of the last burst's slots freed: a reset named soon,
 	// not how many slots are free, is what tells a limiter that refills from a new fixed window.
-	it('a sliding log of 10 per 4 s, the reset exact, 500 random members (15 to 45 upserts, each way 2 to 6 ms and up to 60 ms more at random): none lost, at most one 429 per reset, one burst per window of the minimum', () => {
+	it('a sliding log of 10 per 4 s, the reset exact, 500 random members (15 to 45 upserts, each way 2 to 6 ms and up to 60 ms more at random): none lost, at most one 429 per reset, one burst per window of the minimum (and the first window’s look a window later)', () => {
 		const family = slidingFamily(500);
 		const worst = worstOf(family);
 		console.log(
@@ -140,9 +140,18 @@ function worstOf(family: SlidingRun[]): SlidingRun {
 	return family.reduce((a, m) => (m.ofMinimum > a.ofMinimum ? m : a));
 }
 
-/** Members that lost an item, met more 429s than the resets they waited for, or took more bursts than windows. */
+/**
+ * Members that lost an item, met more 429s than the resets they waited for, or took more bursts
+ * than windows: one request more a window later is allowed, the first window's look (its last
+ * slot, sent at the window's end, frees at the next one's end).
+ */
 function slidingMisses(family: SlidingRun[]): string[] {
+	const extra = (m: SlidingRun) =>
+		m.bursts.length === m.windows + 1 && m.bursts[m.bursts.length - 1] === 1;
 	return family
-		.filter((m) => m.lost > 0 || m.refused > m.windows - 1 || m.bursts.length !== m.windows)
+		.filter(
+			(m) =>
+				m.lost > 0 || m.refused > m.windows - 1 || (m.bursts.length !== m.windows && !extra(m)),
+		)
 		.map((m) => `${m.label}: bursts of ${m.bursts.join(', ')}, ${m.refused} refused`);
 }

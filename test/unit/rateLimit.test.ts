@@ -6,7 +6,7 @@ import {
 import { Pacer } from '../../nodes/MessagingCrm/transport/rateLimit';
 import { backoffMs } from '../../nodes/MessagingCrm/transport/request';
 import { probeStepMs, RESET_MARGIN_MS } from '../../nodes/MessagingCrm/transport/rateWindow';
-import { Others } from '../../nodes/MessagingCrm/transport/rateOthers';
+import { Shares } from '../../nodes/MessagingCrm/transport/rateShares';
 import { runModel } from '../harness/rateModel';
 
 const NOW = 1_800_000_000_000;
@@ -56,7 +56,7 @@ describe('parseRateLimitHeaders and parseRetryAfter', () => {
 });
 
 describe('Pacer', () => {
-	it('sends freely until it knows the budget; alone, sends what the window has left at once (from its second window, the last slot at the look), then probes the reset', () => {
+	it('sends freely until it knows the budget; alone, sends what the window has left at once (but for a run with more to send, the last slot at the look), then probes the reset', () => {
 		const pacer = new Pacer();
 		expect(pacer.reserve(NOW)).toBe(0);
 		pacer.observe({ limit: 3, remaining: 2, resetAt: NOW + 1000 }, NOW);
@@ -70,11 +70,12 @@ describe('Pacer', () => {
 		expect(pacer.reserve(NOW + 1000 + RESET_MARGIN_MS)).toBe(0);
 		expect(pacer.reserve(NOW + 1000 + RESET_MARGIN_MS)).toBeGreaterThan(0);
 		// The server confirms the new window: the rest go, all but the last slot, which waits for the
-		// look just before the reset (a client that joined meanwhile takes it and shows itself).
+		// look just before the reset (a client that joined meanwhile takes it and shows itself); a
+		// run with nothing more to send than what is free (one request) takes it at once.
 		pacer.observe({ limit: 3, remaining: 2, resetAt: NOW + 2030 }, NOW + 1030);
-		expect(pacer.reserve(NOW + 1030)).toBe(0);
-		expect(pacer.reserve(NOW + 1030)).toBeGreaterThan(0);
-		expect(pacer.reserve(NOW + 1980)).toBe(0);
+		expect(pacer.reserve(NOW + 1030, 1, 10)).toBe(0);
+		expect(pacer.reserve(NOW + 1030, 1, 10)).toBeGreaterThan(0);
+		expect(pacer.reserve(NOW + 1030, 1, 1)).toBe(0);
 	});
 
 	it('does not trust a reset the server has not confirmed: a refused probe waits a growing step', () => {
@@ -95,18 +96,23 @@ describe('Pacer', () => {
 		expect(probeStepMs(0, 6000)).toBe(500);
 	});
 
-	it('shared, before a whole window was seen: keeps back what the others spend at the rate they showed, and sends the rest at once', () => {
+	it('shared, before a whole window was seen: half of what is left at the first answer waits for the look, the rest goes at once; a run that fits goes whole', () => {
 		const pacer = new Pacer();
-		// Another client spent 19 of 120; half the window later, it is taken to go on at 20 per 30 s.
+		// Another client spent 19 of 120 before our first answer.
+		pacer.reserve(NOW);
 		pacer.observe({ limit: 120, remaining: 100, resetAt: NOW + 60_000 }, NOW);
-		const later = NOW + 30_000;
-		const waits = Array.from({ length: 100 }, () => pacer.reserve(later));
+		const later = NOW + 1000;
+		const waits = Array.from({ length: 100 }, (_, i) => pacer.reserve(later, 1, 200 - i));
 		const sent = waits.findIndex((w) => w > 0);
-		// 100 left at the last answer; kept back: 20 the other client has spent since (unseen), 20
-		// until the reset, a tenth more of those and two: 55 are ours, 54 go at once and the last
-		// waits for the look before the reset (ServerWindow.lookAt), whose answer shows the window whole.
-		expect(sent).toBe(54);
+		// 100 left: 50 held for the look (ServerWindow.lookAt), 50 go at once.
+		expect(sent).toBe(50);
 		expect(waits[sent]).toBeGreaterThan(0);
+		// A run with 40 requests to send fits what is not held: it goes whole.
+		const whole = new Pacer();
+		whole.reserve(NOW);
+		whole.observe({ limit: 120, remaining: 100, resetAt: NOW + 60_000 }, NOW);
+		const all = Array.from({ length: 40 }, (_, i) => whole.reserve(later, 1, 40 - i));
+		expect(all.every((w) => w === 0)).toBe(true);
 	});
 
 	it('after a 429 from a server that sends no rate-limit headers, sends freely again once one answer got through', () => {
@@ -232,7 +238,7 @@ describe('Pacer', () => {
 		const pacer = new Pacer();
 		const sent: Array<{ at: number; answeredAt: number; ok: boolean; window: number }> = [];
 		for (let t = NOW; t < NOW + 2200;) {
-			const wait = pacer.reserve(t, 0.5);
+			const wait = pacer.reserve(t, 0.5, 100);
 			if (wait > 0) {
 				t += wait;
 				continue;
@@ -250,9 +256,9 @@ describe('Pacer', () => {
 		expect(probe.at).toBeGreaterThanOrEqual(NOW + 1000 + RESET_MARGIN_MS);
 		// Not a new window: nothing more until the next probe, a step after that answer
 		// (ServerWindow.nextProbe; no window length seen yet: the API's 60 s, so 1 s), which finds the
-		// real one and lets the rest of the part go, but its last, which waits for the look.
+		// real one and lets the rest of the part go (under Share, what it leaves is the others').
 		expect(sent[6].at).toBe(probe.answeredAt + probeStepMs(0, 60_000));
-		expect(sent.slice(6).map((s) => s.window)).toEqual(Array(4).fill(sent[6].at + 5));
+		expect(sent.slice(6).map((s) => s.window)).toEqual(Array(5).fill(sent[6].at + 5));
 		expect(sent.filter((s) => !s.ok)).toEqual([]);
 	});
 });
@@ -339,14 +345,22 @@ describe('what the pacer must not learn from (found by a read of the change)', (
 		pacer.observe({ limit: 10, remaining: 9, resetAt: reset }, NOW + 10);
 		pacer.observe({ limit: 10, remaining: 8, resetAt: reset }, NOW + 20);
 		pacer.observe({ limit: 10, remaining: 0, resetAt: reset }, NOW + 30, {});
-		expect((pacer as unknown as { others: Others }).others.alone()).toBe(true);
+		const shares = (pacer as unknown as { shares: Shares }).shares;
+		expect(shares.alone()).toBe(true);
+		const current = (shares as unknown as { current: { refused?: unknown } }).current;
+		expect(current.refused).toBeUndefined();
 	});
 
 	it("a 429 that names a reset already past (an old window's request, answered late) is not the new window's spending", () => {
 		const pacer = new Pacer();
 		const reset = NOW + 1000;
-		const others = () =>
-			(pacer as unknown as { others: { current: { others: number } } }).others.current.others;
+		// What the others had spent in the window at our last answer.
+		const others = () => {
+			const shares = (pacer as unknown as { shares: { current: { marks: { others: number }[] } } })
+				.shares;
+			const marks = shares.current.marks;
+			return marks.length ? marks[marks.length - 1].others : 0;
+		};
 		pacer.reserve(NOW);
 		pacer.reserve(NOW);
 		pacer.observe({ limit: 10, remaining: 5, resetAt: reset }, NOW + 10);
@@ -360,24 +374,53 @@ describe('what the pacer must not learn from (found by a read of the change)', (
 		expect(pacer.reserve(probeAt)).toBe(0);
 		pacer.observe({ limit: 10, remaining: 9, resetAt: reset + 1000 }, probeAt + 10);
 		expect(others()).toBe(0);
-		// The request sent in the old window is answered now, refused, naming the old reset.
+		// The request sent in the old window is answered now, refused, naming the old reset: nothing
+		// is taken as the others wanting more in the new window.
 		pacer.observe({ limit: 10, remaining: 0, resetAt: reset }, probeAt + 20, {});
+		const current = (pacer as unknown as { shares: { current: { refused?: unknown } } }).shares
+			.current;
+		expect(current.refused).toBeUndefined();
 		expect(others()).toBe(0);
 	});
 
-	it('one request at a time looks whether the others spent less than expected', () => {
-		const others = new Others();
-		others.begin(NOW, 60_000, 120);
-		others.answer(NOW + 10, 5, 100);
-		others.begin(NOW + 60_000, 60_000, 120);
-		others.answer(NOW + 60_010, 5, 100);
-		const later = NOW + 70_000;
-		expect(others.mayAsk(later)).toBe(true);
-		others.asking(later);
-		// Every other request waiting meanwhile waits for that answer.
-		expect(others.mayAsk(later + 1)).toBe(false);
-		others.answer(later + 10, 6, 90);
-		expect(others.mayAsk(later + 10 + 3000)).toBe(true);
+	it('what the others spent in the last window seen whole is kept, less what they spent since, and let go a 60th of the window after the moment they had spent it by', () => {
+		const shares = new Shares();
+		shares.begin(NOW, 60_000);
+		shares.answer(NOW + 10, 0, 119, false, true);
+		// Another client spends 40 by 20 s into the window; our answer at its end sees them.
+		shares.answer(NOW + 20_000, 40, 70, false, false);
+		shares.answer(NOW + 59_600, 40, 60, true, false);
+		shares.begin(NOW + 60_000, 60_000);
+		shares.answer(NOW + 60_010, 0, 119, false, false);
+		expect(shares.kept(NOW + 60_020)).toBe(40);
+		// 10 of them spent again: 30 kept.
+		shares.answer(NOW + 65_000, 10, 100, false, false);
+		expect(shares.kept(NOW + 65_010)).toBe(30);
+		// 21 s into the window they have not spent the 40 they had by 20 s: let go.
+		expect(shares.kept(NOW + 80_500)).toBe(30);
+		expect(shares.kept(NOW + 81_100)).toBe(0);
+	});
+
+	it('a 429 before the reset beside a client not of ours: it wanted a quarter of the limit more, half of it at least, the limit at most', () => {
+		const shares = new Shares();
+		shares.begin(NOW, 60_000);
+		shares.answer(NOW + 10, 0, 119, false, true);
+		shares.answer(NOW + 30_000, 10, 100, false, false);
+		shares.refused(NOW + 40_000, 110, 120, false);
+		shares.begin(NOW + 60_000, 60_000);
+		shares.answer(NOW + 60_010, 0, 119, false, false);
+		// 110 spent, 30 more wanted: all 120.
+		expect(shares.kept(NOW + 60_020)).toBe(120);
+	});
+
+	it('the guard: the median of the others counted between two of our answers back to back; after a wait, the most, twice the median and two at most', () => {
+		const shares = new Shares();
+		shares.begin(NOW, 60_000);
+		const counts = [0, 1, 2, 3, 4, 40];
+		counts.forEach((others, i) => shares.answer(NOW + 10 * i, others, 100, false, true));
+		// Steps 1, 1, 1, 1, 36: the burst of 36 is not a process of ours.
+		expect(shares.guard(false)).toBe(1);
+		expect(shares.guard(true)).toBe(4);
 	});
 });
 

@@ -1,11 +1,12 @@
 /**
  * Pacing under the API's rate limit: what the pacer decides from what it believes about the server
- * (rateWindow.ts) and the key's other clients (rateOthers.ts). Pure bookkeeping: the caller passes
- * the clock in and does the sleeping, so the logic is tested without timers.
+ * (rateWindow.ts) and how it shares a window with the key's other clients (rateShares.ts). Pure
+ * bookkeeping: the caller passes the clock in and does the sleeping, so the logic is tested
+ * without timers.
  */
 import type { RateLimitReading } from './rateHeaders';
 import { MAX_RESET_AHEAD_MS } from './rateHeaders';
-import { Others } from './rateOthers';
+import { Shares } from './rateShares';
 import { probeStepMs, RESET_MARGIN_MS, ServerWindow } from './rateWindow';
 
 /** While a probe is out, the other requests ask again after this long. */
@@ -39,11 +40,11 @@ interface Probe {
 /**
  * The budget of one key as this process sees it. `reserve` hands out a slot or says how long to
  * wait; `observe` corrects the picture with every answer's headers. Its rules, highest first, as
- * docs/retries-and-rate-limit.md lists them: 1, never take a slot another client will want in
- * this window (`keptForOthers`); 2, never lose an item, never hang (`mayRetry`); 3, at most one
- * request while refused per announced reset (`probing`, `refusedAt`); 4, only then speed
- * (`ourPart`). Alone on the key, it sends what the window has left at once (from its second window,
- * all but the last slot, which waits for the look) and waits for the reset.
+ * docs/retries-and-rate-limit.md lists them: **share** (never take a slot another client will
+ * want in this window: Shares.kept, Shares.slack, Shares.held); **retry** (never lose an item,
+ * never hang: `mayRetry`); **probe** (at most one request while refused per announced reset:
+ * `probing`, `refusedAt`); only then **speed** (a run that fits what is free goes at once:
+ * Shares.decide, Shares.guard, the run's size passed to `reserve`).
  */
 export class Pacer {
 	limit?: number;
@@ -59,8 +60,14 @@ export class Pacer {
 	/** The server's window, clock and resets, as its headers show them. */
 	private server = new ServerWindow();
 
-	/** The key's other clients, as the server's count shows them. */
-	private others = new Others();
+	/** How this window is shared with the key's other clients (rateShares.ts). */
+	private shares = new Shares();
+
+	/** A request was told to wait since our last answer: the next answer is not back to back. */
+	private waited = false;
+
+	/** In this window, a request waited for the look (Shares.decide): the answers since are the look's. */
+	private held = false;
 
 	/** Set while the window's reset is due and not yet confirmed by the server. */
 	private probe?: Probe;
@@ -77,13 +84,22 @@ export class Pacer {
 
 	/**
 	 * 0: a slot is reserved, send now. Otherwise: milliseconds to wait before asking again.
-	 * `share` (0 to 1) caps the part of the key's limit this process takes per window.
+	 * `share` (0 to 1) caps the part of the key's limit this process takes per window; `wanting` is
+	 * how many requests the run asking still has to send, this one included.
 	 */
-	reserve(now: number, share = 1): number {
+	reserve(now: number, share = 1, wanting = 1): number {
+		const wait = this.decide(now, share, wanting);
+		// Another request of this process still out: its answer comes back to back all the same.
+		if (wait > 0 && this.inFlight === 0) this.waited = true;
+		return wait;
+	}
+
+	private decide(now: number, share: number, wanting: number): number {
 		const probing = this.probing(now, share);
 		if (probing !== undefined) return probing;
 		if (this.remaining === undefined) return this.take();
-		if (this.server.window === undefined) {
+		const window = this.server.window;
+		if (window === undefined) {
 			if (this.remaining > 0) return this.take();
 			// Spent, and no reset announced: probe with a growing step.
 			const step = probeStepMs(0, this.server.length());
@@ -91,20 +107,24 @@ export class Pacer {
 			return step;
 		}
 		const untilReset = Math.max(1, this.probeStart() - now);
-		if (share >= 1 && this.alone()) {
-			if (this.remaining <= 0) return untilReset;
-			// Once a window's length is known, the last slot waits for the look: one who joined takes it.
-			const last = this.remaining === 1 && this.server.windowMs !== undefined;
-			return (last ? this.lookLater(now, 1) : undefined) ?? this.take();
+		if (this.remaining <= 0) return untilReset;
+		if (share < 1 && this.limit !== undefined) {
+			if (this.shares.ours + this.inFlight >= Math.floor(share * this.limit)) return untilReset;
 		}
-		const { budget, look } = this.ourPart(now, now + untilReset, share);
-		if (budget >= 1) return (look ? this.lookLater(now, budget) : undefined) ?? this.take();
-		// Room opens as the others' expected rest shrinks: ask again a little later.
-		return Math.min(untilReset, this.pollMs());
+		if (this.server.refills) {
+			// Slots free one at a time: alone, the last slot waits for the look.
+			const last = this.remaining === 1 && this.server.windowMs !== undefined;
+			return (last ? this.lookLater(now) : undefined) ?? this.take();
+		}
+		const left = (this.serverRemaining ?? this.remaining) - this.inFlight;
+		const wait = this.shares.decide(now, left, wanting, this.server.lookAt(), window.lo);
+		if (wait === 0) return this.take();
+		if (this.inFlight === 0) this.held = true;
+		return Math.max(1, Math.min(untilReset, wait, this.pollMs()));
 	}
 
 	/**
-	 * Rule 3, at most one request while refused per announced reset: once the reset is due (or a
+	 * Rule probe, at most one request while refused per announced reset: once the reset is due (or a
 	 * 429 came), one probe at a time, when the probe's time has come; the others wait for its answer
 	 * (see `observe`, `refusedAt`). Undefined: no probe is due.
 	 */
@@ -132,65 +152,6 @@ export class Pacer {
 		return this.take();
 	}
 
-	/**
-	 * Rule 1, never take a slot another client will want in this window: what is kept back for
-	 * the others until the reset (`ifAsked`: were a request sent now to ask), and whether our last
-	 * slot waits for the look (`lookLater`). Beside other pacers, their parts less what they sent
-	 * and what spreading clients spend until the reset (Others.keepBeside); otherwise what the
-	 * others spent in the last window seen whole, in full (Others.keepInFull), and no request asks.
-	 */
-	private keptForOthers(
-		now: number,
-		resetAt: number,
-	): { kept: number; ifAsked?: number; look: boolean } {
-		const others = this.others;
-		const limit = this.limit ?? 0;
-		// Pacers beside us (`pacers` is `sendingAsWe` with a last window): their rules decide.
-		others.decidedInFull(!others.sendingAsWe());
-		if (others.pacers()) {
-			const kept = others.keepBeside(others.answeredAt ?? now, resetAt, limit);
-			return { kept, ifAsked: others.keepBeside(now, resetAt, limit), look: false };
-		}
-		const expected = others.keep(now, resetAt, limit);
-		const ifAsked = others.keep(now, resetAt, limit, true);
-		// A first window beside clients that send as we do: what they are expected to spend.
-		if (others.sendingAsWe()) return { kept: expected, ifAsked, look: false };
-		const kept = others.keepInFull(limit, expected);
-		return { kept, ifAsked: others.seenWhole() ? undefined : ifAsked, look: true };
-	}
-
-	/**
-	 * Rule 4, only then speed: what may go now, beyond what is kept for the others (rule 1). Our
-	 * fair part of the window at once (Others.fairPart) while the others' spending was not seen
-	 * whole; the rest once they are seen to have stopped (Others.mayCheckStopped: one request asks)
-	 * or to have spent less (Others.mayAsk). Share of the Rate Limit caps it.
-	 */
-	private ourPart(now: number, resetAt: number, share: number): { budget: number; look: boolean } {
-		const others = this.others;
-		const limit = this.limit ?? 0;
-		const mine = others.ours + this.inFlight;
-		const left = (this.serverRemaining ?? 0) - this.inFlight;
-		const { kept, ifAsked, look } = this.keptForOthers(now, resetAt);
-		const fair = Math.min(this.remaining ?? 0, others.fairPart(limit) - mine);
-		let budget = ifAsked === undefined ? left - kept : Math.max(fair, left - kept);
-		const asked = ifAsked === undefined ? 0 : left - ifAsked;
-		// Held back beside a client kept in full, at the look: a request sees the window whole.
-		const looking = look && this.server.pastLook(now) && others.heldBack();
-		// One such request at a time; it goes at once (not held for the look).
-		const ask =
-			(asked >= 1 && others.mayAsk(now)) ||
-			(left >= 1 && (others.mayCheckStopped(now, limit) || looking));
-		const asking = budget < 1 && ask;
-		if (asking) {
-			others.asking(now);
-			budget = 1;
-		}
-		if (share < 1 && this.limit !== undefined) {
-			budget = Math.min(budget, Math.floor(share * this.limit) - mine);
-		}
-		return { budget, look: look && !asking };
-	}
-
 	/** A reserved request got an answer carrying these headers; `refused` when it was a 429. */
 	observe(reading: RateLimitReading, now: number, refused?: Refusal): void {
 		this.inFlight = Math.max(0, this.inFlight - 1);
@@ -198,17 +159,14 @@ export class Pacer {
 		const probe = this.probe;
 		const probeOut = probe?.inFlight === true;
 		if (probe) probe.inFlight = false;
-		// Alone, the look's answer is read for the count only: its reset and Date, so near the reset,
-		// would move the probes that learned where resets fall from the window's other answers.
-		const looked = !probeOut && this.alone() && this.server.pastLook(now);
+		// Alone, the look's answers are read for the count only: their reset and Date, later in the
+		// window, would move the probes that learned where resets fall from the window's first burst.
+		const looked = !probeOut && this.alone() && (this.held || this.server.pastLook(now));
 		if (!looked) this.server.clock(reading, now);
 		if (reading.limit !== undefined) this.limit = reading.limit;
 		const resetAt = this.server.localReset(reading, now);
 		if (refused) {
 			if (!probe) this.countRefused(reading, resetAt, now);
-			if (this.server.window === undefined && resetAt !== undefined && resetAt > now) {
-				this.others.refusedFirst();
-			}
 			const nonsense = reading.resetAt !== undefined && resetAt === undefined;
 			return this.refusedAt(now, resetAt, refused, probeOut, reading.resetWhole === true, nonsense);
 		}
@@ -249,12 +207,11 @@ export class Pacer {
 	/** A reserved request ended without a usable response (the probe may have been it). */
 	release(): void {
 		this.inFlight = Math.max(0, this.inFlight - 1);
-		this.others.asking(undefined);
 		if (this.probe?.inFlight) this.probe.inFlight = false;
 	}
 
 	/**
-	 * Rule 2, never lose an item, never hang: a request refused with 429 since `since` keeps
+	 * Rule retry, never lose an item, never hang: a request refused with 429 since `since` keeps
 	 * trying while the next probe is due within the patience (`patienceMs`); then it fails.
 	 */
 	mayRetry(since: number, now: number): boolean {
@@ -267,8 +224,8 @@ export class Pacer {
 	}
 
 	/** The window's last slot waits for the look (ServerWindow.lookAt). Undefined: send now. */
-	private lookLater(now: number, budget: number): number | undefined {
-		if (budget >= 2 || this.others.late || !this.server.window) return undefined;
+	private lookLater(now: number): number | undefined {
+		if (!this.server.window) return undefined;
 		const at = this.server.lookAt();
 		return now < at ? Math.max(PROBE_POLL_MS, Math.min(at - now, this.pollMs())) : undefined;
 	}
@@ -296,7 +253,7 @@ export class Pacer {
 		return this.server.probeStart(this.alone());
 	}
 
-	/** A 429 (rule 3): nothing goes until a probe, at the reset it names, after Retry-After, or a step. */
+	/** A 429 (rule probe): nothing goes until a probe, at the reset it names, after Retry-After, or a step. */
 	private refusedAt(
 		now: number,
 		resetAt: number | undefined,
@@ -365,17 +322,19 @@ export class Pacer {
 		now: number,
 		atReset = false,
 	): void {
+		this.held = false;
 		const began = this.server.begin(reading, resetAt, now, this.limit, atReset);
-		if (began) this.others.begin(began.start, began.length, this.limit ?? 0);
-		else this.others.forget();
+		if (began) this.shares.begin(began.start, began.length);
+		else this.shares.forget();
 	}
 
 	/** Our answer: the server's count minus ours (this one and those still out) is the others'. */
 	private count(reading: RateLimitReading, now: number): void {
 		if (this.limit === undefined || reading.remaining === undefined) return;
-		const others = this.limit - reading.remaining - this.others.ours - 1 - this.inFlight;
-		const late = this.server.pastLook(now);
-		this.others.answer(now, Math.max(0, others), reading.remaining, this.inFlight, late);
+		const others = this.limit - reading.remaining - this.shares.ours - 1 - this.inFlight;
+		const late = now >= this.server.lookAt() - this.shares.slack();
+		this.shares.answer(now, Math.max(0, others), reading.remaining, late, !this.waited);
+		this.waited = false;
 	}
 
 	/**
@@ -386,13 +345,14 @@ export class Pacer {
 		if (this.limit === undefined || reading.remaining !== 0 || this.server.refills) return;
 		if (!this.server.window || resetAt === undefined || resetAt <= now) return;
 		if (now >= this.probeStart()) return;
-		const late = this.server.pastLook(now);
+		const late = now >= this.server.lookAt() - this.shares.slack();
 		if (this.alone() && !late) return;
-		this.others.refused(now, Math.max(0, this.limit - this.others.ours - this.inFlight), late);
+		const others = Math.max(0, this.limit - this.shares.ours - this.inFlight);
+		this.shares.refused(now, others, this.limit, late);
 	}
 
 	/** No other client seen on the key, in this window or the last. */
 	private alone(): boolean {
-		return this.server.refills || this.others.alone();
+		return this.server.refills || this.shares.alone();
 	}
 }

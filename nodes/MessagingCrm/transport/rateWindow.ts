@@ -30,6 +30,8 @@ export interface Window {
 	hi: number;
 	/** Announced in whole seconds. */
 	whole: boolean;
+	/** Announced as a moment on the server's clock (known to this host to a second, from Date). */
+	epoch?: boolean;
 	/** When this process first saw it. */
 	seenAt: number;
 }
@@ -113,7 +115,10 @@ export class ServerWindow {
 	lookAt(): number {
 		const window = this.window as Window;
 		const learned = Math.min(0, ...this.learned.map((l) => l.lateness));
-		const earliest = window.whole ? Math.min(window.lo, window.hi - 1000) : window.lo;
+		// In whole seconds before a probe learned where resets fall, the server's Date (whole seconds
+		// too) may put the reset a second earlier still.
+		const unsure = window.whole && window.epoch && this.learned.length === 0 ? 1000 : 0;
+		const earliest = window.whole ? Math.min(window.lo, window.hi - 1000) - unsure : window.lo;
 		return earliest + learned - Math.max(50, this.length() / 120);
 	}
 
@@ -199,8 +204,11 @@ export class ServerWindow {
 		const paused = old !== undefined && now - old.hi > Math.max(this.jumpMs(), this.windowMs ?? 0);
 		const learns = old && !paused && !this.refills;
 		if (learns && length > 0 && length < MAX_RESET_AHEAD_MS) this.windowMs = length;
-		this.window = { lo: resetAt, hi: resetAt, whole: reading.resetWhole === true, seenAt: now };
-		const start = this.windowMs ? Math.min(now, resetAt - this.windowMs) : now;
+		const whole = reading.resetWhole === true;
+		this.window = { lo: resetAt, hi: resetAt, whole, epoch: reading.resetEpoch, seenAt: now };
+		// Before a window's length was seen, the API's own: spending seen at our first answer was
+		// there before it, not at the window's start.
+		const start = Math.min(now, resetAt - this.length());
 		return { start, length: Math.max(1, resetAt - start) };
 	}
 

@@ -19,7 +19,7 @@ import {
 } from './rateHeaders';
 import type { Redactor } from './redact';
 import type { ApiContext } from './session';
-import { connect, CREDENTIAL_TYPE, rememberRefusal } from './session';
+import { connect, CREDENTIAL_TYPE, rememberRefusal, requestsLeft } from './session';
 
 // The run's session (credential, scopes, pacer, remembered refusals) is session.ts; what the rest
 // of the package imports of it is here too.
@@ -169,8 +169,9 @@ export async function apiRequest<T = unknown>(
 	let attempts = 0;
 	/** When the first 429 of this request came: 429s are retried for a time, not a count. */
 	let refusedSince: number | undefined;
+	const wanting = requestsLeft(ctx, request.itemIndex);
 	for (;;) {
-		const wait = pacer.reserve(Date.now(), pacerShare);
+		const wait = pacer.reserve(Date.now(), pacerShare, wanting);
 		if (wait > 0) {
 			// Never longer than a reset the pacer believes (an hour): the pacer is asked again after.
 			await sleep(Math.min(wait, MAX_RESET_AHEAD_MS));

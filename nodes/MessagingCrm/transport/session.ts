@@ -77,6 +77,16 @@ function pacerShareOf(ctx: ApiContext): number {
 	return Number.isFinite(percent) && percent > 0 && percent <= 100 ? percent / 100 : 1;
 }
 
+/**
+ * How many requests the run asking still has to send, this one included, as far as the transport
+ * knows: an action run's items from this one on (one request each at least); 1 for dropdowns and
+ * the trigger. The pacer lets a run that fits what the window has free go at once.
+ */
+export function requestsLeft(ctx: ApiContext, itemIndex?: number): number {
+	if (!('getInputData' in ctx) || itemIndex === undefined) return 1;
+	return Math.max(1, (ctx as IExecuteFunctions).getInputData().length - itemIndex);
+}
+
 /** A node run's session: its connection, the credential's scopes and problem, the key's refusals. */
 export interface Credentialed extends Connection {
 	scopes: Set<string> | null;

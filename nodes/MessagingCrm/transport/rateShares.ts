@@ -1,0 +1,256 @@
+/**
+ * How a pacer shares a window with the key's other clients, whoever they are: other processes of
+ * the node (queue-mode workers), the company's backend, a co-tenant that spreads its requests or
+ * sends them at once. One way for all of them, read from the server's count minus our own at each
+ * of our answers. Pure bookkeeping: the caller passes the time in.
+ *
+ * Rule **share** (docs/retries-and-rate-limit.md): `kept`, what the others spent in the last
+ * window seen whole, kept for them until the reset, less what they spent since, and let go when
+ * they have not spent by a moment what they had by then in that window (`slack` later); `held`,
+ * half of what is left at our first answer in a window, waiting for the look (its end) for
+ * clients not seen yet, taken then when nobody came. Rule **speed**: `decide`, a run whose
+ * requests fit what is not kept goes at once; `guard`, each request leaves room for other
+ * processes' requests on their way.
+ */
+
+/** One answer of ours: when, what the others had spent by then, what the server had left. */
+interface Mark {
+	at: number;
+	others: number;
+	left: number;
+}
+
+/** A window as this process saw it. */
+interface Seen {
+	start: number;
+	length: number;
+	marks: Mark[];
+	/** An answer came at the window's end (the look) or a 429: what the others spent is known. */
+	whole: boolean;
+	/** A 429 of ours before the reset: the others wanted this much by then (at `refusedAt`). */
+	refused?: { at: number; wanted: number };
+	/** Half of what was left at our first answer, kept for the look (see `held`). */
+	held?: number;
+	/** Of the others' spending, what came between two of our answers sent back to back. */
+	between: number;
+}
+
+/** The others' requests counted between two back-to-back answers of ours: the last this many. */
+const STEPS_MEMORY = 64;
+
+export class Shares {
+	private current?: Seen;
+
+	private prior?: Seen;
+
+	/** Others' requests counted between two of our answers sent back to back (see `guard`). */
+	private steps: number[] = [];
+
+	/** The time between two of our answers sent back to back, the last ones (see `roundTrip`). */
+	private gaps: number[] = [];
+
+	/** A new window began at `start` (this host's clock) and lasts `length`. */
+	begin(start: number, length: number): void {
+		const last = this.current;
+		if (last && last.marks.length) this.prior = last;
+		// After a pause of more than a window, the last one says nothing of this one.
+		const lastAt = this.prior?.marks[this.prior.marks.length - 1]?.at ?? -Infinity;
+		if (start - lastAt > length) [this.prior, this.steps, this.gaps] = [undefined, [], []];
+		this.current = { start, length, marks: [], whole: false, between: 0 };
+	}
+
+	/** The server names no window (or does not count): nothing is known. */
+	forget(): void {
+		[this.current, this.prior, this.steps, this.gaps] = [undefined, undefined, [], []];
+	}
+
+	/**
+	 * Our answer at `now`: the others had spent `others` in this window, `left` remained; `late`: at
+	 * the look; `backToBack`: its request went out with no wait since our last answer.
+	 */
+	answer(now: number, others: number, left: number, late: boolean, backToBack: boolean): void {
+		const t = this.current;
+		if (!t) return;
+		const last = t.marks[t.marks.length - 1];
+		// Back to back, and not after an idle moment (another execution starting later).
+		if (last && backToBack) {
+			const step = Math.max(0, others - last.others);
+			this.steps = [...this.steps, step].slice(-STEPS_MEMORY);
+			// A quarter of a second at most: an execution of ours that started later is no round trip.
+			this.gaps = [...this.gaps, Math.min(250, now - last.at)].slice(-STEPS_MEMORY);
+			t.between += step;
+		}
+		t.marks.push({ at: now, others: Math.max(others, last?.others ?? 0), left });
+		if (late) t.whole = true;
+	}
+
+	/**
+	 * Our 429 before the reset: the others took all we had not (`others`) and wanted more (a
+	 * quarter of the limit more, half of it at least); at the look (`late`) beside other processes
+	 * of ours (`guard`), they took the window's last slots as we did, no more.
+	 */
+	refused(now: number, others: number, limit: number, late: boolean): void {
+		const t = this.current;
+		if (!t) return;
+		const more = Math.max(others + Math.ceil(limit / 4), Math.ceil(limit / 2));
+		const wanted = late && this.guard(true) > 0 ? others : more;
+		t.refused = { at: now, wanted: Math.min(limit, Math.max(wanted, t.refused?.wanted ?? 0)) };
+		t.whole = true;
+	}
+
+	/** Our accepted answers in this window. */
+	get ours(): number {
+		return this.current?.marks.length ?? 0;
+	}
+
+	/** No other client seen on the key, in this window or the last. */
+	alone(): boolean {
+		return this.spent(this.current) === 0 && this.spent(this.prior) === 0;
+	}
+
+	/** What the others had spent in a window by our last answer (0 for none). */
+	private spent(t?: Seen): number {
+		return t?.marks[t.marks.length - 1]?.others ?? 0;
+	}
+
+	/** How late another client may come and still be expected: a 60th of the window, four round trips at least. */
+	slack(): number {
+		return Math.max((this.current?.length ?? 60_000) / 60, 4 * this.roundTrip());
+	}
+
+	/**
+	 * The time between two of our answers back to back, on average over the last ones (a round
+	 * trip, less when executions of this process send at once); 50 ms before two came so.
+	 */
+	roundTrip(): number {
+		if (!this.gaps.length) return 50;
+		return Math.max(1, this.gaps.reduce((a, b) => a + b, 0) / this.gaps.length);
+	}
+
+	/**
+	 * Kept: what the others will still spend in this window, as they did in the last one seen whole:
+	 * all they spent there after the moment `slack` before now, or what they have not spent of it
+	 * yet, whichever is less. Nothing before a window was seen whole.
+	 */
+	kept(now: number): number {
+		const p = this.prior;
+		const t = this.current;
+		if (!p || !p.whole || !t) return 0;
+		const total = Math.max(this.spent(p), p.refused?.wanted ?? 0);
+		// While our last answers back to back saw nobody else, four round trips are late enough.
+		const quiet = this.quiet(now) ? 4 * this.roundTrip() : this.slack();
+		const by = spentBy(p, now - t.start - quiet);
+		return Math.max(0, total - Math.max(this.spent(t), by));
+	}
+
+	/** Our last three answers came within two round trips each, the last a moment ago, and the others sent nothing between them. */
+	private quiet(now: number): boolean {
+		const marks = this.current?.marks ?? [];
+		if (marks.length < 3) return false;
+		const last = marks.slice(-3);
+		const rtt = this.roundTrip();
+		const together = last[2].at - last[0].at <= 2 * (2 * rtt + 10) && now - last[2].at <= 2 * rtt;
+		return together && last[2].others === last[0].others;
+	}
+
+	/**
+	 * What the others are expected to spend until `resetAt` at the rate they showed over the last
+	 * tenth of the window (kept in a first window, and in the look).
+	 */
+	private atRate(now: number, resetAt: number): number {
+		const t = this.current;
+		const marks = t?.marks ?? [];
+		if (!t || marks.length < 2) return 0;
+		const last = marks[marks.length - 1];
+		const from = [...marks].reverse().find((m) => m.at <= now - t.length / 10) ?? marks[0];
+		if (last.others === from.others) return 0;
+		// One request more than counted: a client spreading its requests is seen between two of them.
+		const rate = (last.others - from.others + 1) / Math.max(last.at - from.at, this.slack());
+		return Math.ceil(rate * Math.max(0, resetAt - now));
+	}
+
+	/**
+	 * Guard: room for the others' requests already on their way when ours is sent: the median of
+	 * those counted between two of our answers sent back to back; after a wait (`stale`), the most
+	 * (twice the median and two at most).
+	 */
+	guard(stale: boolean): number {
+		if (!this.steps.length) return 0;
+		const typical = median(this.steps);
+		// The most, after a wait; a co-tenant's burst between two of ours is not a process of ours.
+		return stale ? Math.min(Math.max(...this.steps), 2 * typical + 2) : typical;
+	}
+
+	/**
+	 * Held: what waits for the look, fixed at our first answer in a window: half of what was left
+	 * less what is kept; alone, or beside other processes of ours only after a window seen whole,
+	 * the last slot.
+	 */
+	held(): number {
+		const t = this.current;
+		if (!t || !t.marks.length) return 0;
+		if (t.held === undefined) {
+			const first = t.marks[0];
+			const free = Math.max(0, first.left - this.kept(first.at));
+			// Alone, or beside other processes of ours only (what the others spent in the last window
+			// came between our answers sent back to back), the last slot; else half.
+			const p = this.prior;
+			const ours = !!p && this.spent(p) > 0 && p.between >= 0.9 * this.spent(p);
+			const alone = this.alone() && this.steps.every((s) => s === 0);
+			t.held = alone || (ours && p?.whole) ? Math.min(1, free) : Math.floor(free / 2);
+		}
+		return t.held;
+	}
+
+	/**
+	 * Speed: whether one request may go now. `left` is what the server has left as far as we know,
+	 * `wanting` the requests our run still has to send, `lookAt` when the window's last slot goes
+	 * (ServerWindow.lookAt), `resetAt` the window's end. A run that fits what is not kept goes at
+	 * once; otherwise it takes down to what is held, and the rest from the look's start on. Returns
+	 * 0 (go) or the milliseconds to wait (until the look, or the reset).
+	 */
+	decide(now: number, left: number, wanting: number, lookAt: number, resetAt: number): number {
+		const t = this.current;
+		const stale = !t?.marks.length || now - t.marks[t.marks.length - 1].at > 2 * this.roundTrip();
+		const guard = this.guard(stale);
+		const held = this.held();
+		// In a first window, what the others show is kept at the rate they show it (unless they send
+		// as we do: processes of ours share the window at once).
+		const joined = !this.prior && this.guard(false) === 0;
+		const expected = Math.max(this.kept(now), joined ? this.atRate(now, resetAt) : 0);
+		// Two slots more for what is kept, where no other process of ours was seen (a late request).
+		const kept = expected + (expected > 0 && guard === 0 ? 2 : 0);
+		const free = left - kept - guard;
+		// A run that fits goes whole, but for the look's slot.
+		if (free >= Math.min(wanting, held + 1)) return 0;
+		// The look: the held requests back to back, then the last at `lookAt`, which sees the
+		// window whole. Beside other processes of ours, what they still send shows in the rate they
+		// send at now: the look starts as if nothing were kept (they may have run out).
+		const pacers = this.guard(false) > 0;
+		const room = Math.max(0, Math.min(pacers ? left : left - kept, wanting));
+		const start = lookAt - (room + 2) * this.roundTrip() * 1.5;
+		if (now < start) return start - now;
+		const rate = this.atRate(now, resetAt);
+		const inLook = left - Math.max(pacers ? 0 : kept, rate) - guard;
+		if (now < lookAt) return inLook >= 2 ? 0 : lookAt - now;
+		const first = (t?.marks[0]?.others ?? 0) === 0;
+		// The last slot is the first process's: the others leave it, and room for theirs on the way.
+		const last = left - Math.max(expected, rate) - (first ? 0 : guard + 1);
+		// Past the reset, a probe or the next answer shows the new window: a poll, never a spin.
+		return last >= 1 ? 0 : Math.max(20, resetAt - now);
+	}
+}
+
+/** What the others had spent by `offset` into a window, as our answers saw it. */
+function spentBy(t: Seen, offset: number): number {
+	let most = 0;
+	for (const m of t.marks) if (m.at - t.start <= offset) most = Math.max(most, m.others);
+	if (t.refused && t.refused.at - t.start <= offset) most = Math.max(most, t.refused.wanted);
+	return most;
+}
+
+/** The middle of some numbers (the upper one of two). */
+function median(xs: number[]): number {
+	const sorted = [...xs].sort((a, b) => a - b);
+	return sorted[Math.floor(sorted.length / 2)];
+}
