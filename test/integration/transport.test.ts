@@ -177,7 +177,7 @@ describe('limiters that write their reset other ways, or were spent before the r
 
 describe('a limiter that frees slots one at a time (no Retry-After)', () => {
 	it.each(['seconds', 'seconds-floor'] as const)(
-		'a sliding log of 10 per 4 s, reset as %s: 25 upserts, none lost, at most one 429 per reset waited for, in three bursts as the slots free, none a window late',
+		'a sliding log of 10 per 4 s, reset as %s: 25 upserts, none lost, at most one 429 per reset waited for, in three bursts as the slots free (four with the first window’s look), none a window late',
 		async (resetFormat) => {
 			sandbox.rateLimit = {
 				enabled: true,
@@ -210,15 +210,18 @@ describe('a limiter that frees slots one at a time (no Retry-After)', () => {
 			// minimum the whole run comes is a figure of time, measured by the model test and the
 			// benchmark (75 at 30 per 6 s: 1.012x), never asserted on this machine's clock: a loaded
 			// machine once took 10.6 s for the 9.2 s these usually take. What holds under any load:
-			// three bursts, each as soon as slots free and no later than a window after it.
+			// three bursts, each as soon as slots free and no later than a window after it. The first
+			// window's last slot waits for its look (docs/retries-and-rate-limit.md, the rate limit),
+			// which frees only at the next window's end: one burst more at most.
 			// (The second burst may pass one request to the third, 10, 9, 6: one refused at the probe,
 			// or a slot of the first burst that freed late on a loaded machine.) The probe at a reset
 			// may land after part of the last burst's slots freed (a loaded machine): the reset it
 			// names, soon, still shows a limiter that refills. Rounded down, "0" says only that the next
 			// slot frees within the second: each of the two resets waited for may be probed once before it.
 			expect(refused).toBeLessThanOrEqual(resetFormat === 'seconds' ? 1 : 2);
-			expect(bursts).toHaveLength(3);
-			expect(bursts[0]).toHaveLength(10);
+			expect(bursts.length).toBeGreaterThanOrEqual(3);
+			expect(bursts.length).toBeLessThanOrEqual(4);
+			expect(bursts[0].length).toBeGreaterThanOrEqual(9);
 			for (const pause of pauses) expect(pause).toBeLessThan(2 * 4000);
 		},
 		30_000,
