@@ -332,8 +332,7 @@ export class Pacer {
 	private count(reading: RateLimitReading, now: number): void {
 		if (this.limit === undefined || reading.remaining === undefined) return;
 		const others = this.limit - reading.remaining - this.shares.ours - 1 - this.inFlight;
-		const late = now >= this.server.lookAt() - this.shares.slack();
-		this.shares.answer(now, Math.max(0, others), reading.remaining, late, !this.waited);
+		this.shares.answer(now, Math.max(0, others), reading.remaining, this.late(now), !this.waited);
 		this.waited = false;
 	}
 
@@ -345,10 +344,15 @@ export class Pacer {
 		if (this.limit === undefined || reading.remaining !== 0 || this.server.refills) return;
 		if (!this.server.window || resetAt === undefined || resetAt <= now) return;
 		if (now >= this.probeStart()) return;
-		const late = now >= this.server.lookAt() - this.shares.slack();
+		const late = this.late(now);
 		if (this.alone() && !late) return;
 		const others = Math.max(0, this.limit - this.shares.ours - this.inFlight);
 		this.shares.refused(now, others, this.limit, late);
+	}
+
+	/** An answer now shows the window whole: at the look, or as late as another client may come before it. */
+	private late(now: number): boolean {
+		return now >= this.server.lookAt() - this.shares.slack();
 	}
 
 	/** No other client seen on the key, in this window or the last. */
