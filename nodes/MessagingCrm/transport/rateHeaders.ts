@@ -1,7 +1,4 @@
-/**
- * The rate-limit headers as servers write them (api-spec leaves the unit and format of the reset
- * open): what the pacer reads from every answer. Pure functions of the headers and the clock.
- */
+/** The rate-limit headers as servers write them (api-spec leaves the reset's unit open), read. */
 
 export interface RateLimitReading {
 	limit?: number;

@@ -1,8 +1,6 @@
 /**
- * Pacing under the API's rate limit: what the pacer decides from what it believes about the server
- * (rateWindow.ts) and how it shares a window with the key's other clients (rateShares.ts). Pure
- * bookkeeping: the caller passes the clock in and does the sleeping, so the logic is tested
- * without timers.
+ * Pacing under the API's rate limit, from what it believes about the server (rateWindow.ts) and how
+ * it shares a window with the key's other clients (rateShares.ts). The caller passes the clock in.
  */
 import type { RateLimitReading } from './rateHeaders';
 import { MAX_RESET_AHEAD_MS } from './rateHeaders';
@@ -103,18 +101,18 @@ export class Pacer {
 			if (this.remaining > 0) return this.take();
 			// Spent, and no reset announced: probe with a growing step.
 			const step = probeStepMs(0, this.server.length());
-			this.probe = { tries: 0, nextAt: now + step, inFlight: false, sentAt: now };
+			this.probe = newProbe(now, now + step);
 			return step;
 		}
 		const untilReset = Math.max(1, this.probeStart() - now);
 		if (this.remaining <= 0) return untilReset;
-		if (share < 1 && this.limit !== undefined) {
-			if (this.shares.ours + this.inFlight >= Math.floor(share * this.limit)) return untilReset;
-		}
+		const cap = share < 1 && this.limit !== undefined ? Math.floor(share * this.limit) : Infinity;
+		if (this.shares.ours + this.inFlight >= cap) return untilReset;
 		if (this.server.refills) {
 			// Slots free one at a time: alone, the last slot waits for the look.
-			const last = this.remaining === 1 && this.server.windowMs !== undefined;
-			return (last ? this.lookLater(now) : undefined) ?? this.take();
+			const at = this.server.lookAt();
+			const last = this.remaining === 1 && this.server.windowMs !== undefined && now < at;
+			return last ? Math.max(PROBE_POLL_MS, Math.min(at - now, this.pollMs())) : this.take();
 		}
 		const left = (this.serverRemaining ?? this.remaining) - this.inFlight;
 		const wait = this.shares.decide(now, left, wanting, this.server.lookAt(), window.lo);
@@ -133,15 +131,8 @@ export class Pacer {
 		// Alone with slots left, the requests themselves find out whether the reset came.
 		const spent = (this.remaining ?? 0) <= 0 || share < 1 || !this.alone();
 		if (!this.probe && window && spent && now >= this.probeStart()) {
-			this.probe = {
-				tries: 0,
-				nextAt: now,
-				inFlight: false,
-				sentAt: now,
-				before: this.serverRemaining,
-				announced: window.lo,
-				dueAt: this.probeStart(),
-			};
+			const [before, announced, dueAt] = [this.serverRemaining, window.lo, this.probeStart()];
+			this.probe = { ...newProbe(now), before, announced, dueAt };
 		}
 		const probe = this.probe;
 		if (!probe) return undefined;
@@ -161,7 +152,8 @@ export class Pacer {
 		if (probe) probe.inFlight = false;
 		// Alone, the look's answers are read for the count only: their reset and Date, later in the
 		// window, would move the probes that learned where resets fall from the window's first burst.
-		const looked = !probeOut && this.alone() && (this.held || this.server.pastLook(now));
+		const pastLook = this.server.window !== undefined && now >= this.server.lookAt();
+		const looked = !probeOut && this.alone() && (this.held || pastLook);
 		if (!looked) this.server.clock(reading, now);
 		if (reading.limit !== undefined) this.limit = reading.limit;
 		const resetAt = this.server.localReset(reading, now);
@@ -223,13 +215,6 @@ export class Pacer {
 		return Math.max(30_000, 2 * this.server.length());
 	}
 
-	/** The window's last slot waits for the look (ServerWindow.lookAt). Undefined: send now. */
-	private lookLater(now: number): number | undefined {
-		if (!this.server.window) return undefined;
-		const at = this.server.lookAt();
-		return now < at ? Math.max(PROBE_POLL_MS, Math.min(at - now, this.pollMs())) : undefined;
-	}
-
 	/** How soon a request that may not go yet asks again: a 200th of the window, at least 20 ms. */
 	private pollMs(): number {
 		return Math.max(PROBE_POLL_MS, Math.round(this.server.length() / 200));
@@ -271,36 +256,31 @@ export class Pacer {
 		if (probe && after) {
 			// The probe's 429 names the next reset: it came too late, the others had spent the window.
 			this.server.tooLate(probe.sentAt);
-			probe.missAt = undefined;
 			probe.tries = 0;
 			probe.announced = resetAt;
 		}
 		if (!probe) {
 			// Refused in the middle of a window: any answer that is not a 429 shows a new one.
-			probe = { tries: 0, nextAt: now, inFlight: false, sentAt: now, before: 0 };
-			if (window) probe.announced = window.lo;
-			this.probe = probe;
+			probe = this.probe = { ...newProbe(now), before: 0, announced: window?.lo };
 		}
+		if (probeOut) probe.missAt = probe.sentAt;
 		let wait = refusal.retryAfterMs;
 		// An exact reset ahead is the next probe; Retry-After within a second after it is that reset.
 		const exact = resetAt !== undefined && !whole && resetAt > now;
 		if (exact) {
-			if (probeOut) probe.missAt = probe.sentAt;
 			probe.tries++;
 			if (wait !== undefined && resetAt - now > wait - 1000) wait = undefined;
 		} else if (wait !== undefined && resetAt === undefined && !window) {
 			// No reset named, now or before: the server's Retry-After is the step, doubling while
 			// refused (20 ms at least, 2 s at most, unless it asks for longer).
-			if (probeOut) probe.missAt = probe.sentAt;
 			const step = Math.min(2000, Math.max(PROBE_POLL_MS, wait) * 2 ** probe.tries);
 			probe.nextAt = Math.max(probe.nextAt, now + step);
 			probe.tries++;
 		} else {
 			this.missed(probe, now, probeOut);
 		}
-		if (wait !== undefined && wait <= MAX_RESET_AHEAD_MS) {
+		if (wait !== undefined && wait <= MAX_RESET_AHEAD_MS)
 			probe.nextAt = Math.max(probe.nextAt, now + wait);
-		}
 		if (resetAt !== undefined && resetAt > now) {
 			// A reset still ahead is waited for, also at first contact (a key spent before the run).
 			const ahead = window
@@ -359,4 +339,9 @@ export class Pacer {
 	private alone(): boolean {
 		return this.server.refills || this.shares.alone();
 	}
+}
+
+/** A probe not sent yet, due at `nextAt`. */
+function newProbe(now: number, nextAt = now): Probe {
+	return { tries: 0, nextAt, inFlight: false, sentAt: now };
 }

@@ -1,16 +1,8 @@
 /**
- * How a pacer shares a window with the key's other clients, whoever they are: other processes of
- * the node (queue-mode workers), the company's backend, a co-tenant that spreads its requests or
- * sends them at once. One way for all of them, read from the server's count minus our own at each
- * of our answers. Pure bookkeeping: the caller passes the time in.
- *
- * Rule **share** (docs/retries-and-rate-limit.md): `kept`, what the others spent in the last
- * window seen whole, kept for them until the reset, less what they spent since, and let go when
- * they have not spent by a moment what they had by then in that window (`slack` later); `held`,
- * half of what is left at our first answer in a window, waiting for the look (its end) for
- * clients not seen yet, taken then when nobody came. Rule **speed**: `decide`, a run whose
- * requests fit what is not kept goes at once; `guard`, each request leaves room for other
- * processes' requests on their way.
+ * How a pacer shares a window with the key's other clients (other processes of the node, the
+ * company's backend, a co-tenant), read from the server's count minus our own at each answer. Rule
+ * **share**: `kept`, `slack`, `held`; rule **speed**: `decide`, `guard`
+ * (docs/retries-and-rate-limit.md). The caller passes the time in.
  */
 
 /** One answer of ours: when, what the others had spent by then, what the server had left. */
@@ -40,13 +32,10 @@ const STEPS_MEMORY = 64;
 
 export class Shares {
 	private current?: Seen;
-
 	private prior?: Seen;
 
-	/** Others' requests counted between two of our answers sent back to back (see `guard`). */
+	/** Between our last answers sent back to back: the others' requests (`guard`), the time taken. */
 	private steps: number[] = [];
-
-	/** The time between two of our answers sent back to back, the last ones (see `roundTrip`). */
 	private gaps: number[] = [];
 
 	/** A new window began at `start` (this host's clock) and lasts `length`. */
@@ -118,10 +107,7 @@ export class Shares {
 		return Math.max((this.current?.length ?? 60_000) / 60, 4 * this.roundTrip());
 	}
 
-	/**
-	 * The time between two of our answers back to back, on average over the last ones (a round
-	 * trip, less when executions of this process send at once); 50 ms before two came so.
-	 */
+	/** A round trip: the mean time between two of our answers back to back; 50 ms before two came so. */
 	roundTrip(): number {
 		if (!this.gaps.length) return 50;
 		return Math.max(1, this.gaps.reduce((a, b) => a + b, 0) / this.gaps.length);
@@ -133,8 +119,7 @@ export class Shares {
 	 * yet, whichever is less. Nothing before a window was seen whole.
 	 */
 	kept(now: number): number {
-		const p = this.prior;
-		const t = this.current;
+		const [p, t] = [this.prior, this.current];
 		if (!p || !p.whole || !t) return 0;
 		const total = Math.max(this.spent(p), p.refused?.wanted ?? 0);
 		// While our last answers back to back saw nobody else, four round trips are late enough.
@@ -145,9 +130,8 @@ export class Shares {
 
 	/** Our last three answers came within two round trips each, the last a moment ago, and the others sent nothing between them. */
 	private quiet(now: number): boolean {
-		const marks = this.current?.marks ?? [];
-		if (marks.length < 3) return false;
-		const last = marks.slice(-3);
+		const last = (this.current?.marks ?? []).slice(-3);
+		if (last.length < 3) return false;
 		const rtt = this.roundTrip();
 		const together = last[2].at - last[0].at <= 2 * (2 * rtt + 10) && now - last[2].at <= 2 * rtt;
 		return together && last[2].others === last[0].others;
@@ -189,17 +173,15 @@ export class Shares {
 	held(): number {
 		const t = this.current;
 		if (!t || !t.marks.length) return 0;
-		if (t.held === undefined) {
-			const first = t.marks[0];
-			const free = Math.max(0, first.left - this.kept(first.at));
-			// Alone, or beside other processes of ours only (what the others spent in the last window
-			// came between our answers sent back to back), the last slot; else half.
-			const p = this.prior;
-			const ours = !!p && this.spent(p) > 0 && p.between >= 0.9 * this.spent(p);
-			const alone = this.alone() && this.steps.every((s) => s === 0);
-			t.held = alone || (ours && p?.whole) ? Math.min(1, free) : Math.floor(free / 2);
-		}
-		return t.held;
+		if (t.held !== undefined) return t.held;
+		const first = t.marks[0];
+		const free = Math.max(0, first.left - this.kept(first.at));
+		// Alone, or beside other processes of ours only (what the others spent in the last window
+		// came between our answers sent back to back), the last slot; else half.
+		const p = this.prior;
+		const ours = !!p && this.spent(p) > 0 && p.between >= 0.9 * this.spent(p);
+		const alone = this.alone() && this.steps.every((s) => s === 0);
+		return (t.held = alone || (ours && p?.whole) ? Math.min(1, free) : Math.floor(free / 2));
 	}
 
 	/**
@@ -250,7 +232,4 @@ function spentBy(t: Seen, offset: number): number {
 }
 
 /** The middle of some numbers (the upper one of two). */
-function median(xs: number[]): number {
-	const sorted = [...xs].sort((a, b) => a - b);
-	return sorted[Math.floor(sorted.length / 2)];
-}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

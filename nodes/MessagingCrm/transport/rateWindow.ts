@@ -1,7 +1,6 @@
 /**
- * What the pacer believes about the server's limiter: its window (when it resets, how long it
- * lasts, whether it frees slots one at a time), its clock, and where its resets really fall. Pure
- * bookkeeping from the headers; the decisions are the Pacer's (rateLimit.ts).
+ * What the pacer believes about the server's limiter, from the headers: its window, its clock, and
+ * where its resets really fall. The decisions are the Pacer's (rateLimit.ts).
  */
 import type { RateLimitReading } from './rateHeaders';
 import { MAX_RESET_AHEAD_MS } from './rateHeaders';
@@ -36,12 +35,7 @@ export interface Window {
 	seenAt: number;
 }
 
-/**
- * The server's window, clock and resets as this process has seen them: its clock (a lower bound
- * from `Date`), the earliest and latest reset this window's answers announced, its length, whether
- * slots free one at a time (a sliding log, a token bucket), where the probes found the real reset
- * in the last four windows (whole seconds may be a second off), and whether a probe came too late.
- */
+/** The server's window, clock and resets as this process has seen them. */
 export class ServerWindow {
 	window?: Window;
 
@@ -122,11 +116,6 @@ export class ServerWindow {
 		return earliest + learned - Math.max(50, this.length() / 120);
 	}
 
-	/** A window is known and `now` is at or past its look: an answer now shows the window whole. */
-	pastLook(now: number): boolean {
-		return this.window !== undefined && now >= this.lookAt();
-	}
-
 	/**
 	 * After the `tries`-th probe that did not find the new window: a reset in whole seconds is tried
 	 * at the latest reading, then a second after the earliest; past those, after a growing step.
@@ -181,10 +170,8 @@ export class ServerWindow {
 		atReset = false,
 	): { start: number; length: number } | undefined {
 		const old = this.window;
-		if (resetAt === undefined) {
-			this.window = undefined;
-			return undefined;
-		}
+		this.window = undefined;
+		if (resetAt === undefined) return undefined;
 		const length = old ? resetAt - old.lo : 0;
 		// Only a probe sent at the reset tells what the reset brought back (after a 429 in the middle
 		// of a window, an answer to a request sent before it shows the same window).
