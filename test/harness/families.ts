@@ -6,7 +6,9 @@
  *
  * A window is the server's window; a client starts with its first request, accepted or not.
  * Answers are late (1 to 8 ms each way) and jittered (up to 20 ms more each way), as those of
- * processes waiting for two cores are.
+ * processes waiting for two cores are; a co-tenant's first request comes 2 to 20 ms later than its
+ * schedule (a new connection), so that its windows start after its cycles and a burst at a cycle's
+ * start may land before the server's reset, as the benchmark's co-tenant does.
  */
 import type { ModelResult, ResetForm, ServerModel } from './rateModel';
 import { runModel } from './rateModel';
@@ -177,6 +179,7 @@ export function runMember(m: Member): ModelResult {
 	const c = m.cotenant;
 	return runModel(server, m.processes, {
 		jitterSeed: m.seed + 1,
+		...(c && { cotenantFirstLateMs: 2 + ((m.seed * 7) % 19) }),
 		untilMs: 4 * 3_600_000,
 		...(c && {
 			cotenantPerWindow: c.rate,
