@@ -1,4 +1,4 @@
-/** The rate-limit headers as servers write them (api-spec leaves the reset's unit open), read. */
+/** Reading the rate-limit headers as servers write them (api-spec leaves the reset's unit open). */
 
 export interface RateLimitReading {
 	limit?: number;
