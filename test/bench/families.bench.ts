@@ -2,13 +2,21 @@
  * `npm run bench -- families`. Members of the pacer's families (harness/families.ts) drawn at the
  * API's 60 s window, every client its own process.
  */
-import { mkdirSync, writeFileSync } from 'fs';
-import path from 'path';
-
 import { benchMember, describeMember, judge } from '../harness/families';
 import type { ModelResult } from '../harness/rateModel';
 import type { Json, Log } from './runner';
-import { BASE, fresh, LIMIT, requestLog, results, row, sleep, wanted, workers } from './runner';
+import {
+	BASE,
+	fresh,
+	keepLog,
+	LIMIT,
+	requestLog,
+	results,
+	row,
+	sleep,
+	wanted,
+	workers,
+} from './runner';
 import { isCoTenant, isNodeUpsert, withCoTenant } from './beside';
 
 /**
@@ -96,13 +104,7 @@ export async function familiesAt60() {
 						},
 					);
 			const log = await requestLog();
-			// BENCH_LOG=<dir>: the member's request log as the sandbox kept it (key ids, not keys).
-			const logDir = process.env.BENCH_LOG;
-			if (logDir) {
-				mkdirSync(logDir, { recursive: true });
-				const file = `${family}-${member.seed}.json`;
-				writeFileSync(path.join(logDir, file), JSON.stringify(log));
-			}
+			keepLog(`${family}-${member.seed}`, log);
 			const verdict = judge(member, modelOf(log, windowMs, figures));
 			((results.families ??= {}) as Json)[variant] = { seed: member.seed, member, verdict };
 			row(

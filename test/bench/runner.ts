@@ -175,6 +175,17 @@ export const wanted = (variant: string) =>
 	!process.env.BENCH_ROWS || variant.includes(process.env.BENCH_ROWS);
 
 /**
+ * BENCH_LOG=<dir>: a run's request log as the sandbox kept it, to read a figure window by window
+ * (key ids, not keys; the directory is the caller's, kept), as `<name>.json`.
+ */
+export function keepLog(name: string, log: Log): void {
+	const logDir = process.env.BENCH_LOG;
+	if (!logDir) return;
+	mkdirSync(logDir, { recursive: true });
+	writeFileSync(path.join(logDir, `${name.replace(/[^\w.-]+/g, '_')}.json`), JSON.stringify(log));
+}
+
+/**
  * Runs `once` RUNS times; each number figure as min, median and max over the runs (all runs kept
  * too, with their lists).
  */
@@ -186,14 +197,7 @@ export async function repeated(
 	const runs: Figures[] = [];
 	for (let run = 0; run < RUNS; run++) {
 		runs.push(await once(run));
-		// BENCH_LOG=<dir>: each run's request log as the sandbox kept it, to read a figure window by
-		// window (key ids, not keys; the directory is the caller's, kept).
-		const logDir = process.env.BENCH_LOG;
-		if (logDir) {
-			mkdirSync(logDir, { recursive: true });
-			const file = `${section}-${variant}-${run}.json`.replace(/[^\w.-]+/g, '_');
-			writeFileSync(path.join(logDir, file), JSON.stringify(await requestLog()));
-		}
+		if (process.env.BENCH_LOG) keepLog(`${section}-${variant}-${run}`, await requestLog());
 	}
 	const out: Spreads = {};
 	for (const key of Object.keys(runs[0])) {

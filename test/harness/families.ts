@@ -179,10 +179,10 @@ export function runMember(m: Member): ModelResult {
 	const c = m.cotenant;
 	return runModel(server, m.processes, {
 		jitterSeed: m.seed + 1,
-		...(c && { cotenantFirstLateMs: 2 + ((m.seed * 7) % 19) }),
 		untilMs: 4 * 3_600_000,
 		...(c && {
 			cotenantPerWindow: c.rate,
+			cotenantFirstLateMs: 2 + ((m.seed * 7) % 19),
 			cotenantStartMs: c.startMs,
 			...(c.kind === 'bursting' && { cotenantBurstAtMs: c.phaseMs, cotenantStartup: true }),
 			...(c.kind === 'random' && { cotenantRandomSeed: m.seed + 2 }),
