@@ -20,7 +20,7 @@ interface Seen {
 	/** An answer came at the window's end (the look) or a 429: what the others spent is known. */
 	whole: boolean;
 	/** A 429 of ours before the reset: the others wanted this much by then (at `refusedAt`). */
-	refused?: { at: number; wanted: number };
+	refused?: { at: number; wanted: number; others: number };
 	/** Half of what was left at our first answer, kept for the look (see `held`). */
 	held?: number;
 	/** Of the others' spending, what came between two of our answers sent back to back. */
@@ -34,6 +34,12 @@ export class Shares {
 	private current?: Seen;
 	private prior?: Seen;
 
+	/** The most the others spent in a window, all of it before our first answer there (`kept`). */
+	private burst = 0;
+
+	/** When our answers of the last minute (or window) came (`begin`). */
+	private recent: number[] = [];
+
 	/** Between our last answers sent back to back: the others' requests (`guard`), the time taken. */
 	private steps: number[] = [];
 	private gaps: number[] = [];
@@ -42,15 +48,35 @@ export class Shares {
 	begin(start: number, length: number): void {
 		const last = this.current;
 		if (last && last.marks.length) this.prior = last;
+		const p = this.prior;
+		this.burst = this.atStart(p, length);
+		this.recent = this.recent.filter((at) => at >= start - Math.max(length, 60_000));
 		// After a pause of more than a window, the last one says nothing of this one.
-		const lastAt = this.prior?.marks[this.prior.marks.length - 1]?.at ?? -Infinity;
-		if (start - lastAt > length) [this.prior, this.steps, this.gaps] = [undefined, [], []];
+		const lastAt = p?.marks[p.marks.length - 1]?.at ?? -Infinity;
+		if (start - lastAt > length)
+			[this.prior, this.steps, this.gaps, this.burst] = [undefined, [], [], 0];
 		this.current = { start, length, marks: [], whole: false, between: 0 };
+	}
+
+	/**
+	 * At the start (rule share, see `kept`): the most the others spent in a window seen whole where
+	 * all of it came before our first answer there, while each window since was so; 0 once one was
+	 * not. Our requests of the minute before such a window, which a limiter that refills still
+	 * counts, may be all those "others" were: then it is no news, and the most stays as it was.
+	 */
+	private atStart(p: Seen | undefined, length: number): number {
+		const before = p?.marks[0].others ?? 0;
+		const after = Math.max(this.spent(p), p?.refused?.others ?? 0);
+		if (!p || !p.whole || before === 0 || after > before) return 0;
+		const back = Math.max(length, 60_000);
+		const ours = this.recent.filter((at) => at >= p.marks[0].at - back && at < p.start);
+		return before > ours.length ? Math.max(this.burst, before) : this.burst;
 	}
 
 	/** The server names no window (or does not count): nothing is known. */
 	forget(): void {
-		[this.current, this.prior, this.steps, this.gaps] = [undefined, undefined, [], []];
+		[this.current, this.prior] = [undefined, undefined];
+		[this.steps, this.gaps, this.recent, this.burst] = [[], [], [], 0];
 	}
 
 	/**
@@ -69,6 +95,7 @@ export class Shares {
 			this.gaps = [...this.gaps, Math.min(250, now - last.at)].slice(-STEPS_MEMORY);
 			t.between += step;
 		}
+		this.recent.push(now);
 		t.marks.push({ at: now, others: Math.max(others, last?.others ?? 0), left });
 		if (late) t.whole = true;
 	}
@@ -83,7 +110,8 @@ export class Shares {
 		if (!t) return;
 		const more = Math.max(others + Math.ceil(limit / 4), Math.ceil(limit / 2));
 		const wanted = late && this.guard(true) > 0 ? others : more;
-		t.refused = { at: now, wanted: Math.min(limit, Math.max(wanted, t.refused?.wanted ?? 0)) };
+		const most = Math.min(limit, Math.max(wanted, t.refused?.wanted ?? 0));
+		t.refused = { at: now, wanted: most, others: Math.max(others, t.refused?.others ?? 0) };
 		t.whole = true;
 	}
 
@@ -121,6 +149,11 @@ export class Shares {
 	kept(now: number): number {
 		const [p, t] = [this.prior, this.current];
 		if (!p || !p.whole || !t) return 0;
+		// At the start: they spent before our first answer again, as in the last window seen whole
+		// (their burst may straddle the reset, its end after our look): the most such a window
+		// showed, until the reset.
+		const first = t.marks[0]?.others ?? 0;
+		if (this.burst > 0 && first > 0 && this.spent(t) === first) return this.burst - first;
 		const total = Math.max(this.spent(p), p.refused?.wanted ?? 0);
 		// While our last answers back to back saw nobody else, four round trips are late enough.
 		const quiet = this.quiet(now) ? 4 * this.roundTrip() : this.slack();
