@@ -50,8 +50,13 @@ export interface Verdict {
 	timeRatio: number;
 	/** The node's time over the family's minimum (what the docs report). */
 	ofMinimum: number;
-	/** The other client's requests refused where the property allows none. */
+	/**
+	 * The other client's requests refused where the property allows none, among its first `rate`
+	 * of their server window (within its rate).
+	 */
 	refusedAfter: number;
+	/** Refused there too, beyond its rate in their server window (its clock drifted against it). */
+	refusedBeyond: number;
 	/** Answered 429, of the node's requests. */
 	refusedShare: number;
 	lost: number;
@@ -234,14 +239,27 @@ export function judge(m: Member, res: ModelResult): Verdict {
 	const off = (whole ? 1 : 0) + (unlearned ? 1 : 0);
 	if (m.spentUntilMs) bound += m.spentUntilMs + 1000 * (1 + off + (m.clockBehindS ?? 0));
 	const timeRatio = elapsed / Math.max(1, bound);
-	let refusedAfter = 0;
+	let [refusedAfter, refusedBeyond] = [0, 0];
 	const its = res.log.filter((e) => e.client === -1);
 	if (m.cotenant) {
 		const startWindow = its.length ? its[0].window : 0;
 		const allowed = m.family !== 'F2' ? 0 : m.cotenant.kind === 'bursting' ? 1 : 0;
-		refusedAfter = its.filter((e) => !e.ok && e.window > startWindow + allowed).length;
+		// A co-tenant on its own clock drifts against windows that start at the first request after
+		// the last one ended, and may send more than its rate in one: only its first `rate` there
+		// are within its rate.
+		const sent = new Map<number, number>();
+		for (const e of its) {
+			const rank = sent.get(e.window) ?? 0;
+			sent.set(e.window, rank + 1);
+			if (e.ok || e.window <= startWindow + allowed) continue;
+			if (rank < m.cotenant.rate) refusedAfter++;
+			else refusedBeyond++;
+		}
+		const beyond = refusedBeyond ? ` (${refusedBeyond} more beyond its rate)` : '';
 		if (refusedAfter > 0)
-			why.push(`co-tenant refused ${refusedAfter} after its window ${startWindow + allowed}`);
+			why.push(
+				`co-tenant refused ${refusedAfter} after its window ${startWindow + allowed}${beyond}`,
+			);
 	}
 	if (m.family === 'F2') {
 		// Alone meanwhile: each whole window before the co-tenant's holds the limit (the look's slot aside).
@@ -274,6 +292,7 @@ export function judge(m: Member, res: ModelResult): Verdict {
 		timeRatio: m.family === 'F2' ? 0 : timeRatio,
 		ofMinimum: elapsed / Math.max(1, minimum + tail + (m.spentUntilMs ?? 0)),
 		refusedAfter,
+		refusedBeyond,
 		refusedShare,
 		lost,
 		why,
@@ -330,16 +349,18 @@ export function sweep(family: Family, seed: number, count: number, short = false
 	const failures: Array<{ member: Member; verdict: Verdict }> = [];
 	const classes = new Map<string, { drawn: number; failed: number }>();
 	let worst: { member: Member; verdict: Verdict } | undefined;
+	let beyond = 0;
 	for (let i = 0; i < count; i++) {
 		const member = draw(family, seed + i, short);
 		const verdict = judge(member, runMember(member));
+		if (verdict.refusedBeyond > 0) beyond++;
 		const name = classOf(member);
 		const c = classes.get(name) ?? { drawn: 0, failed: 0 };
 		classes.set(name, { drawn: c.drawn + 1, failed: c.failed + (verdict.ok ? 0 : 1) });
 		if (!verdict.ok) failures.push({ member, verdict });
 		if (!worst || badness(verdict) > badness(worst.verdict)) worst = { member, verdict };
 	}
-	return { failures, classes, worst: worst as { member: Member; verdict: Verdict } };
+	return { failures, classes, beyond, worst: worst as { member: Member; verdict: Verdict } };
 }
 
 /**
