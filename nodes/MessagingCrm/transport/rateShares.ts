@@ -1,7 +1,7 @@
 /**
  * How a pacer shares a window with the key's other clients (other processes of the node, the
  * company's backend, a co-tenant), read from the server's count minus our own at each answer. Rule
- * **share**: `kept`, `slack`, `held`; rule **speed**: `decide`, `guard`
+ * **share**: `kept`, `atStart`, `slack`, `held`; rule **speed**: `decide`, `guard`
  * (docs/retries-and-rate-limit.md). The caller passes the time in.
  */
 
