@@ -100,7 +100,12 @@ describe('the families of the pacer’s promises, in the model', () => {
 		const held = () => members.filter((m) => judge(m, runMember(m)).ok).length;
 		// As it is: 11 of 24 (docs/benchmarks.md, the model sweep); without the rule, 1.
 		expect(held()).toBeGreaterThanOrEqual(10);
-		planted('atStart', () => 0, () => expect(held()).toBeLessThanOrEqual(1), Shares);
+		planted(
+			'atStart',
+			() => 0,
+			() => expect(held()).toBeLessThanOrEqual(1),
+			Shares,
+		);
 	});
 
 	it('planted: a pacer whose look never waits (Shares.held nothing) does not see a client join, and F2 says so', () => {

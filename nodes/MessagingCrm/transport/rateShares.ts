@@ -63,11 +63,13 @@ export class Shares {
 	 * all of it came before our first answer there, while each window since was so; 0 once one was
 	 * not. Our requests of the minute before such a window, which a limiter that refills still
 	 * counts, may be all those "others" were: then it is no news, and the most stays as it was.
+	 * Never beside other processes of ours (they sent between two of our answers back to back):
+	 * to one that started late, their first burst looks the same.
 	 */
 	private atStart(p: Seen | undefined, length: number): number {
 		const before = p?.marks[0].others ?? 0;
 		const after = Math.max(this.spent(p), p?.refused?.others ?? 0);
-		if (!p || !p.whole || before === 0 || after > before) return 0;
+		if (!p || !p.whole || before === 0 || after > before || this.steps.some((s) => s > 0)) return 0;
 		const back = Math.max(length, 60_000);
 		const ours = this.recent.filter((at) => at >= p.marks[0].at - back && at < p.start);
 		return before > ours.length ? Math.max(this.burst, before) : this.burst;
