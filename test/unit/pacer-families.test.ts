@@ -51,6 +51,35 @@ describe('the families of the pacer’s promises, in the model', () => {
 		);
 	});
 
+	it('a co-tenant’s refused request counts against the node among its first r of that server window, and beyond them is reported apart', () => {
+		const member = { ...draw('F1', 7), processes: [{ items: 1, startMs: 0 }] };
+		member.cotenant = { rate: 3, kind: 'bursting', startMs: 0, phaseMs: 0 };
+		// Its first window, whatever is refused there; in the next, 5 sent: its 2nd and 5th refused.
+		const sent = (window: number, oks: boolean[]) =>
+			oks.map((ok, i) => ({ at: window * 60_000 + i, client: -1, ok, window }));
+		const log = [
+			...sent(0, [true, false, false]),
+			...sent(1, [true, false, true, true, false]),
+			{ at: 60_100, client: 0, ok: true, window: 1 },
+		];
+		const result = {
+			clients: [{ done: 1, lost: 0, first: 60_100, last: 60_100 }],
+			log,
+			cotenant: { sent: 8, refused: 3 },
+		};
+		const verdict = judge(member, result);
+		expect([verdict.refusedAfter, verdict.refusedBeyond]).toEqual([1, 1]);
+		expect(verdict.why).toEqual([
+			'co-tenant refused 1 after its window 0 (1 more beyond its rate)',
+		]);
+		// Every request refused beyond its rate: the property holds, the count is kept.
+		const beyond = judge(member, {
+			...result,
+			log: [...sent(0, [true]), ...sent(1, [true, true, true, false]), log[8]],
+		});
+		expect([beyond.ok, beyond.refusedAfter, beyond.refusedBeyond]).toEqual([true, 0, 1]);
+	});
+
 	it('planted: a pacer that gives up at its first 429 loses items, and F4 says so', () => {
 		planted(
 			'mayRetry',

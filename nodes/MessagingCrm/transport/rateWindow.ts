@@ -136,13 +136,14 @@ export class ServerWindow {
 		const window = this.window;
 		if (window === undefined) return;
 		if (probe.missAt === undefined && probe.sentAt - probe.dueAt > 250) return;
-		const since = (at: number) => at - RESET_MARGIN_MS - resetBase(window);
-		const [late, missAt] = [since(probe.sentAt), probe.missAt];
-		const missed = missAt === undefined ? undefined : since(missAt);
-		this.remember(
-			missed === undefined ? late - 50 : missed >= 0 ? (missed + late) / 2 : late,
-			false,
-		);
+		const base = resetBase(window);
+		const late = probe.sentAt - RESET_MARGIN_MS - base;
+		if (probe.missAt === undefined) {
+			this.remember(late - 50, false);
+		} else {
+			const missed = probe.missAt - RESET_MARGIN_MS - base;
+			this.remember(missed >= 0 ? (missed + late) / 2 : late, false);
+		}
 	}
 
 	/** A probe sent at `sentAt` found the next window already spent: next time a sixtieth of the window earlier. */
