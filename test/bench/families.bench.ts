@@ -110,11 +110,8 @@ export async function familiesAt60() {
 			row(
 				`Family ${family} at 120 per 60 s`,
 				variant,
-				[verdict.ok ? 'held' : verdict.why.join('; ')]
-					.concat(
-						verdict.ok && verdict.refusedBeyond ? [`${verdict.refusedBeyond} beyond its rate`] : [],
-					)
-					.join('; '),
+				(verdict.ok ? 'held' : verdict.why.join('; ')) +
+					(verdict.ok && verdict.refusedBeyond ? `; ${verdict.refusedBeyond} beyond its rate` : ''),
 				`${verdict.ofMinimum.toFixed(3)}× the minimum`,
 				`${(100 * verdict.refusedShare).toFixed(1)} % answered 429`,
 			);

@@ -57,10 +57,11 @@ describe('the families of the pacer’s promises, in the model', () => {
 		// Its first window, whatever is refused there; in the next, 5 sent: its 2nd and 5th refused.
 		const sent = (window: number, oks: boolean[]) =>
 			oks.map((ok, i) => ({ at: window * 60_000 + i, client: -1, ok, window }));
+		const node = { at: 60_100, client: 0, ok: true, window: 1 };
 		const log = [
 			...sent(0, [true, false, false]),
 			...sent(1, [true, false, true, true, false]),
-			{ at: 60_100, client: 0, ok: true, window: 1 },
+			node,
 		];
 		const result = {
 			clients: [{ done: 1, lost: 0, first: 60_100, last: 60_100 }],
@@ -75,7 +76,7 @@ describe('the families of the pacer’s promises, in the model', () => {
 		// Every request refused beyond its rate: the property holds, the count is kept.
 		const beyond = judge(member, {
 			...result,
-			log: [...sent(0, [true]), ...sent(1, [true, true, true, false]), log[8]],
+			log: [...sent(0, [true]), ...sent(1, [true, true, true, false]), node],
 		});
 		expect([beyond.ok, beyond.refusedAfter, beyond.refusedBeyond]).toEqual([true, 0, 1]);
 	});

@@ -30,6 +30,9 @@ interface Seen {
 /** The others' requests counted between two back-to-back answers of ours: the last this many. */
 const STEPS_MEMORY = 64;
 
+/** How far back our own answers are remembered (`recent`): a window, the API's minute at least. */
+const recentMs = (length: number) => Math.max(length, 60_000);
+
 export class Shares {
 	private current?: Seen;
 	private prior?: Seen;
@@ -50,7 +53,7 @@ export class Shares {
 		if (last && last.marks.length) this.prior = last;
 		const p = this.prior;
 		this.burst = this.atStart(p, length);
-		this.recent = this.recent.filter((at) => at >= start - Math.max(length, 60_000));
+		this.recent = this.recent.filter((at) => at >= start - recentMs(length));
 		// After a pause of more than a window, the last one says nothing of this one.
 		const lastAt = p?.marks[p.marks.length - 1]?.at ?? -Infinity;
 		if (start - lastAt > length)
@@ -70,8 +73,7 @@ export class Shares {
 		const before = p?.marks[0].others ?? 0;
 		const after = Math.max(this.spent(p), p?.refused?.others ?? 0);
 		if (!p || !p.whole || before === 0 || after > before || this.steps.some((s) => s > 0)) return 0;
-		const back = Math.max(length, 60_000);
-		const ours = this.recent.filter((at) => at >= p.marks[0].at - back && at < p.start);
+		const ours = this.recent.filter((at) => at >= p.marks[0].at - recentMs(length) && at < p.start);
 		return before > ours.length ? Math.max(this.burst, before) : this.burst;
 	}
 
