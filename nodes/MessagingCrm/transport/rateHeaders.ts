@@ -32,7 +32,6 @@ export function headerValue(headers: Record<string, unknown>, name: string): str
 }
 
 function nonNegative(value: string | undefined): number | undefined {
-	if (value === undefined) return undefined;
 	const n = Number(value);
 	return Number.isFinite(n) && n >= 0 ? n : undefined;
 }

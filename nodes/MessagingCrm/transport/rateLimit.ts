@@ -46,27 +46,19 @@ interface Probe {
  */
 export class Pacer {
 	limit?: number;
-
 	/** What this process may still send in the current window, as far as it knows. */
 	remaining?: number;
-
 	private inFlight = 0;
-
 	/** The server's X-RateLimit-Remaining at the last answer. */
 	private serverRemaining?: number;
-
 	/** The server's window, clock and resets, as its headers show them. */
 	private server = new ServerWindow();
-
 	/** How this window is shared with the key's other clients (rateShares.ts). */
 	private shares = new Shares();
-
 	/** A request was told to wait since our last answer: the next answer is not back to back. */
 	private waited = false;
-
 	/** In this window, a request waited for the look (Shares.decide): the answers since are the look's. */
 	private held = false;
-
 	/** Set while the window's reset is due and not yet confirmed by the server. */
 	private probe?: Probe;
 
@@ -159,8 +151,7 @@ export class Pacer {
 		const resetAt = this.server.localReset(reading, now);
 		if (refused) {
 			if (!probe) this.countRefused(reading, resetAt, now);
-			const nonsense = reading.resetAt !== undefined && resetAt === undefined;
-			return this.refusedAt(now, resetAt, refused, probeOut, reading.resetWhole === true, nonsense);
+			return this.refusedAt(now, resetAt, refused, probeOut, reading);
 		}
 		if (probe) {
 			const newWindow =
@@ -233,7 +224,6 @@ export class Pacer {
 		probe.tries++;
 	}
 
-	/** When the window's reset is to be probed (see ServerWindow.probeStart). */
 	private probeStart(): number {
 		return this.server.probeStart(this.alone());
 	}
@@ -244,8 +234,7 @@ export class Pacer {
 		resetAt: number | undefined,
 		refusal: Refusal,
 		probeOut: boolean,
-		whole: boolean,
-		nonsense: boolean,
+		reading: RateLimitReading,
 	): void {
 		this.remaining = 0;
 		this.serverRemaining = 0;
@@ -266,7 +255,7 @@ export class Pacer {
 		if (probeOut) probe.missAt = probe.sentAt;
 		let wait = refusal.retryAfterMs;
 		// An exact reset ahead is the next probe; Retry-After within a second after it is that reset.
-		const exact = resetAt !== undefined && !whole && resetAt > now;
+		const exact = resetAt !== undefined && !reading.resetWhole && resetAt > now;
 		if (exact) {
 			probe.tries++;
 			if (wait !== undefined && resetAt - now > wait - 1000) wait = undefined;
@@ -287,10 +276,11 @@ export class Pacer {
 				? this.server.probeStart(this.alone(), { ...window, lo: resetAt, hi: resetAt })
 				: resetAt + RESET_MARGIN_MS;
 			probe.nextAt = Math.max(probe.nextAt, ahead);
-		} else if (resetAt !== undefined && whole && !window && now - resetAt < 1000) {
+		} else if (resetAt !== undefined && reading.resetWhole && !window && now - resetAt < 1000) {
 			// Before any window was seen, a reset of now in whole seconds lies within the next second.
 			probe.nextAt = Math.max(probe.nextAt, resetAt + 1000 + RESET_MARGIN_MS);
-		} else if (nonsense && wait === undefined) {
+		} else if (reading.resetAt !== undefined && resetAt === undefined && wait === undefined) {
+			// A reset that makes no sense (ServerWindow.localReset), and no Retry-After: a window.
 			probe.nextAt = Math.max(probe.nextAt, now + this.server.length());
 		}
 	}
@@ -335,7 +325,6 @@ export class Pacer {
 		return now >= this.server.lookAt() - this.shares.slack();
 	}
 
-	/** No other client seen on the key, in this window or the last. */
 	private alone(): boolean {
 		return this.server.refills || this.shares.alone();
 	}

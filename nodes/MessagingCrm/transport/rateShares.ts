@@ -36,13 +36,10 @@ const recentMs = (length: number) => Math.max(length, 60_000);
 export class Shares {
 	private current?: Seen;
 	private prior?: Seen;
-
 	/** The most the others spent in a window, all of it before our first answer there (`kept`). */
 	private burst = 0;
-
 	/** When our answers of the last minute (or window) came (`begin`). */
 	private recent: number[] = [];
-
 	/** Between our last answers sent back to back: the others' requests (`guard`), the time taken. */
 	private steps: number[] = [];
 	private gaps: number[] = [];
@@ -62,12 +59,11 @@ export class Shares {
 	}
 
 	/**
-	 * At the start (rule share, see `kept`): the most the others spent in a window seen whole where
-	 * all of it came before our first answer there, while each window since was so; 0 once one was
-	 * not. Our requests of the minute before such a window, which a limiter that refills still
-	 * counts, may be all those "others" were: then it is no news, and the most stays as it was.
-	 * Never beside other processes of ours (they sent between two of our answers back to back):
-	 * to one that started late, their first burst looks the same.
+	 * At the start (rule share, see `kept`): the most the others spent in a window seen whole, all of
+	 * it before our first answer there, while each window since was so; 0 once one was not. No news
+	 * where our own requests of the minute before (a refilling limiter still counts them) may be all
+	 * those "others" were; never beside processes of ours (to one that started late, their first
+	 * burst looks the same).
 	 */
 	private atStart(p: Seen | undefined, length: number): number {
 		const before = p?.marks[0].others ?? 0;
@@ -153,9 +149,7 @@ export class Shares {
 	kept(now: number): number {
 		const [p, t] = [this.prior, this.current];
 		if (!p || !p.whole || !t) return 0;
-		// At the start: they spent before our first answer again, as in the last window seen whole
-		// (their burst may straddle the reset, its end after our look): the most such a window
-		// showed, until the reset.
+		// At the start (`atStart`): their burst may straddle the reset, its end after our look.
 		const first = t.marks[0]?.others ?? 0;
 		if (this.burst > 0 && first > 0 && this.spent(t) === first) return this.burst - first;
 		const total = Math.max(this.spent(p), p.refused?.wanted ?? 0);
@@ -213,8 +207,7 @@ export class Shares {
 		if (t.held !== undefined) return t.held;
 		const first = t.marks[0];
 		const free = Math.max(0, first.left - this.kept(first.at));
-		// Alone, or beside other processes of ours only (what the others spent in the last window
-		// came between our answers sent back to back), the last slot; else half.
+		// Processes of ours only: what the others spent in the last window came between our answers.
 		const p = this.prior;
 		const ours = !!p && this.spent(p) > 0 && p.between >= 0.9 * this.spent(p);
 		const alone = this.alone() && this.steps.every((s) => s === 0);
@@ -222,11 +215,9 @@ export class Shares {
 	}
 
 	/**
-	 * Speed: whether one request may go now. `left` is what the server has left as far as we know,
-	 * `wanting` the requests our run still has to send, `lookAt` when the window's last slot goes
-	 * (ServerWindow.lookAt), `resetAt` the window's end. A run that fits what is not kept goes at
-	 * once; otherwise it takes down to what is held, and the rest from the look's start on. Returns
-	 * 0 (go) or the milliseconds to wait (until the look, or the reset).
+	 * Speed: 0 (one request may go now) or the milliseconds to wait. A run of `wanting` requests that
+	 * fits what the server has `left` less what is kept goes at once; otherwise it takes down to what
+	 * is held, and the rest from the look's start on (`lookAt`: the window's last slot).
 	 */
 	decide(now: number, left: number, wanting: number, lookAt: number, resetAt: number): number {
 		const t = this.current;

@@ -38,15 +38,11 @@ export interface Window {
 /** The server's window, clock and resets as this process has seen them. */
 export class ServerWindow {
 	window?: Window;
-
 	/** The window's length, once two were seen. */
 	windowMs?: number;
-
 	/** The server frees slots one at a time (a sliding window or a token bucket). */
 	refills = false;
-
 	private clockOffset?: number;
-
 	/** Where the real reset fell in the last windows (ms after their base), and probes too late. */
 	private learned: Array<{ lateness: number; tooLate: boolean }> = [];
 
@@ -130,20 +126,16 @@ export class ServerWindow {
 
 	/**
 	 * A probe due at `dueAt`, sent at `sentAt`, confirmed the new window (`missAt`: the last probe that
-	 * did not): where the real reset fell (at once: a little earlier; after a miss: halfway).
+	 * did not): where the real reset fell.
 	 */
 	learn(probe: { dueAt: number; sentAt: number; missAt?: number }): void {
 		const window = this.window;
 		if (window === undefined) return;
 		if (probe.missAt === undefined && probe.sentAt - probe.dueAt > 250) return;
-		const base = resetBase(window);
-		const late = probe.sentAt - RESET_MARGIN_MS - base;
-		if (probe.missAt === undefined) {
-			this.remember(late - 50, false);
-		} else {
-			const missed = probe.missAt - RESET_MARGIN_MS - base;
-			this.remember(missed >= 0 ? (missed + late) / 2 : late, false);
-		}
+		const base = (at: number) => at - RESET_MARGIN_MS - resetBase(window);
+		const [late, missed] = [base(probe.sentAt), base(probe.missAt ?? -Infinity)];
+		// At once: a little earlier than the probe; after a miss: halfway between the two.
+		this.remember(missed >= 0 ? (missed + late) / 2 : late - (probe.missAt === undefined ? 50 : 0));
 	}
 
 	/** A probe sent at `sentAt` found the next window already spent: next time a sixtieth of the window earlier. */
@@ -154,7 +146,7 @@ export class ServerWindow {
 	}
 
 	/** Where the real reset fell in a window (relative to its base), for the next probes. */
-	private remember(lateness: number, tooLate: boolean): void {
+	private remember(lateness: number, tooLate = false): void {
 		this.learned = [...this.learned, { lateness, tooLate }].slice(-LATENESS_MEMORY);
 	}
 
@@ -173,13 +165,11 @@ export class ServerWindow {
 		this.window = undefined;
 		if (resetAt === undefined) return undefined;
 		const length = old ? resetAt - old.lo : 0;
-		// Only a probe sent at the reset tells what the reset brought back (after a 429 in the middle
-		// of a window, an answer to a request sent before it shows the same window).
+		// Only a probe sent at the reset tells what it brought back. A fixed window's next reset is a
+		// whole window after the one before; a refilling limiter's is when its oldest slot frees, within
+		// the window it just left. An exact reset tells that alone; one in whole seconds only beyond a
+		// second either way, or when the count is low too.
 		if (old && atReset && length > 0 && limit !== undefined && reading.remaining !== undefined) {
-			// A fixed window's next reset is a whole window after the one before; a refilling limiter's
-			// is when its oldest slot frees, within the window it just left. An exact reset tells that
-			// alone (however many slots have freed by the time the probe lands); one in whole seconds
-			// only beyond a second either way, or when the count is low too.
 			const few = reading.remaining < limit / 2;
 			const span = old.lo - old.seenAt;
 			const soon = length < span / 2;
@@ -204,13 +194,10 @@ export class ServerWindow {
 	 * nearest to where resets fall); one that resets at `at` when the window's length is not known.
 	 */
 	private windowOf(at: number): Window {
-		const window = this.window as Window;
-		const length = this.windowMs;
-		const windows = length ? Math.round((at - window.lo) / length) : 0;
-		if (!length || Math.abs(at - window.lo - windows * length) > this.jumpMs()) {
+		const [window, length] = [this.window as Window, this.windowMs ?? 0];
+		const shift = length ? Math.round((at - window.lo) / length) * length : 0;
+		if (!length || Math.abs(at - window.lo - shift) > this.jumpMs())
 			return { ...window, lo: at, hi: at };
-		}
-		const shift = windows * length;
 		return { ...window, lo: window.lo + shift, hi: window.hi + shift };
 	}
 
