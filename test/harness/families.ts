@@ -173,6 +173,49 @@ export function benchMember(family: Family, seed: number): Member {
 	return { ...m, latencyMs: 10, jitterMs: 10, processes, cotenant };
 }
 
+/** A draw of a case: other answer latencies and jitter per seed, at 120 per 60 s or 30 per 6 s. */
+function caseBase(seed: number, short: boolean) {
+	const r = prng(seed * 104_729);
+	const [limit, windowMs] = short ? [30, 6000] : [120, 60_000];
+	return { seed, limit, windowMs, latencyMs: between(r, 1, 8), jitterMs: between(r, 0, 20) };
+}
+
+/** 300 upserts beside a co-tenant there from the start (F1, the node 1 s later) or joining (F2). */
+const beside =
+	(family: Family, kind: 'spreading' | 'bursting', rate: number, startMs = 0) =>
+	(seed: number): Member => ({
+		...caseBase(seed, false),
+		family,
+		processes: [{ items: 300, startMs: family === 'F1' ? 1000 : 0 }],
+		cotenant: { rate, kind, startMs, phaseMs: 0 },
+	});
+
+/** Eight processes of `items` upserts each, started as they load: within 2.5 s of one another. */
+const eight =
+	(items: number, short = false) =>
+	(seed: number): Member => {
+		const r = prng(seed);
+		const processes = Array.from({ length: 8 }, () => ({ items, startMs: between(r, 0, 2500) }));
+		return { ...caseBase(seed, short), family: 'F3', processes };
+	};
+
+/**
+ * Six cases a user meets (docs/benchmarks.md, the model sweep), each drawn again per seed: other
+ * answer latencies and jitter, the co-tenant's first request later or sooner, other start times
+ * for the processes. Each is judged by its family's property.
+ */
+export const CASES: Array<{ name: string; member: (seed: number) => Member }> = [
+	{ name: 'spreading 40, there from the start', member: beside('F1', 'spreading', 40) },
+	{ name: '40 at once at the start of each of its windows', member: beside('F1', 'bursting', 40) },
+	{
+		name: 'spreading 40, starting 30 s into the run',
+		member: beside('F2', 'spreading', 40, 30_000),
+	},
+	{ name: 'spreading 60 (the fair share)', member: beside('F1', 'spreading', 60) },
+	{ name: 'eight processes of 37, started within 2.5 s', member: eight(37) },
+	{ name: 'eight processes of 12 at 30 per 6 s, started within 2.5 s', member: eight(12, true) },
+];
+
 /** Runs a member in the model. */
 export function runMember(m: Member): ModelResult {
 	const { limit, windowMs, latencyMs, jitterMs } = m;

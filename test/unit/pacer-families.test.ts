@@ -6,7 +6,7 @@
  * member yet (docs/benchmarks.md, the model sweep). Each family's check is planted once: a pacer
  * that breaks the promise fails it.
  */
-import { draw, judge, runMember, sweep, whereTimeWent } from '../harness/families';
+import { CASES, draw, judge, runMember, sweep, whereTimeWent } from '../harness/families';
 import { planted } from '../harness/planted';
 import { Pacer } from '../../nodes/MessagingCrm/transport/rateLimit';
 import { Shares } from '../../nodes/MessagingCrm/transport/rateShares';
@@ -27,6 +27,25 @@ describe('the families of the pacer’s promises, in the model', () => {
 			`F4: worst ${worst.verdict.ofMinimum.toFixed(3)}× the minimum (seed ${worst.member.seed})`,
 		);
 		expect(failures.map((f) => `${f.member.seed}: ${f.verdict.why.join('; ')}`)).toEqual([]);
+	});
+
+	it('the cases a user meets that hold today hold on 20 draws each (a co-tenant spreading 40 there from the start, one joining 30 s into the run), and a pacer that holds nothing for the look (Shares.held) fails most of them', () => {
+		const held = (name: string) => {
+			const { member } = CASES.find((c) => c.name === name)!;
+			const draws = Array.from({ length: 20 }, (_, i) => member(i + 1));
+			return draws.filter((m) => judge(m, runMember(m)).ok).length;
+		};
+		const [there, joining] = [
+			'spreading 40, there from the start',
+			'spreading 40, starting 30 s into the run',
+		];
+		expect([held(there), held(joining)]).toEqual([20, 20]);
+		planted(
+			'held',
+			() => 0,
+			() => expect(held(there) + held(joining)).toBeLessThanOrEqual(10),
+			Shares,
+		);
 	});
 
 	it('a run over its bound says where the time went: the window short of its part, or how late the last one ended', () => {
