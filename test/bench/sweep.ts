@@ -60,9 +60,7 @@ function printCases() {
 		const most = Math.max(...runs.map((x) => x.v.refusedAfter));
 		const worst = runs.reduce((a, b) => (badness(b.v) > badness(a.v) ? b : a));
 		const f = (x: number) => x.toFixed(2);
-		console.log(
-			`  ${name}: held ${runs.length - runs.filter((x) => !x.v.ok).length} of ${members}`,
-		);
+		console.log(`  ${name}: held ${runs.filter((x) => x.v.ok).length} of ${members}`);
 		console.log(
 			`    ${f(ratios[0])} / ${f(mid)} / ${f(ratios[ratios.length - 1])}× the minimum (min / median / max); the co-tenant refused after its first window in ${refused.length} (${most} at most)`,
 		);
