@@ -21,13 +21,18 @@ for (const name of families) {
 	}
 	const short = name === 'F3s';
 	const family = (short ? 'F3' : name) as Family;
-	const { failures, classes, beyond, worst } = sweep(family, seed, members, short);
+	const { failures, classes, beyond, unseeable, worst } = sweep(family, seed, members, short);
 	const v = worst.verdict;
 	console.log(`\n${name}: the property held for ${members - failures.length} of ${members}`);
 	// The co-tenant refused beyond its rate in a server window (its clock drifting against the
 	// server's windows): not counted against the node.
 	if (beyond)
 		console.log(`  the co-tenant refused beyond its rate in a server window: ${beyond} members`);
+	// Refused after the node's look, in the moment before the reset: out of any pacer's reach.
+	if (unseeable.length)
+		console.log(
+			`  the co-tenant refused only after the node's look: ${unseeable.length} members (seeds ${unseeable.join(', ')})`,
+		);
 	const causes = new Map<string, number>();
 	for (const f of failures) {
 		for (const why of f.verdict.why) {
