@@ -435,6 +435,13 @@ export const lost = (r: ModelResult): number => r.clients.reduce((a, c) => a + c
 /** Requests answered 429 on the wire. */
 export const refused = (r: ModelResult): number => r.log.filter((e) => !e.ok).length;
 
+/**
+ * How far some windows fell short of the limit, added up: the node's processes, which take one
+ * another for other clients, may lose one window's worth in all (docs/pacer.md).
+ */
+export const shortfall = (windows: number[], limit: number): number =>
+	windows.reduce((a, n) => a + Math.max(0, limit - n), 0);
+
 /** Accepted requests in each of the server's windows but the last (cut by the run's end); of one client, or all. */
 export function perWindow(log: ModelResult['log'], client?: number): number[] {
 	if (log.length === 0) return [];

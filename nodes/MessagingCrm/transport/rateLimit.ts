@@ -314,10 +314,9 @@ export class Pacer {
 		if (this.limit === undefined || reading.remaining !== 0 || this.server.refills) return;
 		if (!this.server.window || resetAt === undefined || resetAt <= now) return;
 		if (now >= this.probeStart()) return;
-		const late = this.late(now);
-		if (this.alone() && !late) return;
+		if (this.alone() && !this.late(now)) return;
 		const others = Math.max(0, this.limit - this.shares.ours - this.inFlight);
-		this.shares.refused(now, others, this.limit, late);
+		this.shares.refused(now, others, this.limit);
 	}
 
 	/** An answer now shows the window whole: at the look, or as late as another client may come before it. */

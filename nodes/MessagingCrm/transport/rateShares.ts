@@ -1,8 +1,7 @@
 /**
- * How a pacer shares a window with the key's other clients (other processes of the node, the
- * company's backend, a co-tenant), read from the server's count minus our own at each answer. Rule
- * **share**: `kept`, `atStart`, `slack`, `held`; rule **speed**: `decide`, `guard`
- * (docs/retries-and-rate-limit.md). The caller passes the time in.
+ * How a pacer shares a window with the key's other clients, read from the server's count minus our
+ * own at each answer. Another process of the node and another client look the same in the headers:
+ * both are "the others". The rules are named in docs/pacer.md; the caller passes the time in.
  */
 
 /** One answer of ours: when, what the others had spent by then, what the server had left. */
@@ -19,12 +18,10 @@ interface Seen {
 	marks: Mark[];
 	/** An answer came at the window's end (the look) or a 429: what the others spent is known. */
 	whole: boolean;
-	/** A 429 of ours before the reset: the others wanted this much by then (at `refusedAt`). */
+	/** A 429 of ours before the reset: the others wanted this much by then (at `at`). */
 	refused?: { at: number; wanted: number; others: number };
-	/** Half of what was left at our first answer, kept for the look (see `held`). */
+	/** What waits for the look, fixed at our first answer (`held`). */
 	held?: number;
-	/** Of the others' spending, what came between two of our answers sent back to back. */
-	between: number;
 }
 
 /** The others' requests counted between two back-to-back answers of ours: the last this many. */
@@ -36,11 +33,11 @@ const recentMs = (length: number) => Math.max(length, 60_000);
 export class Shares {
 	private current?: Seen;
 	private prior?: Seen;
-	/** The most the others spent in a window, all of it before our first answer there (`kept`). */
+	/** The most the others spent in a window, all of it before our first answer there (`atStart`). */
 	private burst = 0;
-	/** When our answers of the last minute (or window) came (`begin`). */
+	/** When our answers of the last minute (or window) came. */
 	private recent: number[] = [];
-	/** Between our last answers sent back to back: the others' requests (`guard`), the time taken. */
+	/** Between our answers sent back to back: the others' requests (`guard`) and the time taken. */
 	private steps: number[] = [];
 	private gaps: number[] = [];
 
@@ -55,20 +52,18 @@ export class Shares {
 		const lastAt = p?.marks[p.marks.length - 1]?.at ?? -Infinity;
 		if (start - lastAt > length)
 			[this.prior, this.steps, this.gaps, this.burst] = [undefined, [], [], 0];
-		this.current = { start, length, marks: [], whole: false, between: 0 };
+		this.current = { start, length, marks: [], whole: false };
 	}
 
 	/**
-	 * At the start (rule share, see `kept`): the most the others spent in a window seen whole, all of
-	 * it before our first answer there, while each window since was so; 0 once one was not. No news
-	 * where our own requests of the minute before (a refilling limiter still counts them) may be all
-	 * those "others" were; never beside processes of ours (to one that started late, their first
-	 * burst looks the same).
+	 * Rule at-start: the most the others spent in a window seen whole, all of it before our first
+	 * answer there, while each window since was so; 0 once one was not. No news where our own
+	 * requests of the minute before (a refilling limiter still counts them) may be all they were.
 	 */
 	private atStart(p: Seen | undefined, length: number): number {
 		const before = p?.marks[0].others ?? 0;
 		const after = Math.max(this.spent(p), p?.refused?.others ?? 0);
-		if (!p || !p.whole || before === 0 || after > before || this.steps.some((s) => s > 0)) return 0;
+		if (!p || !p.whole || before === 0 || after > before) return 0;
 		const ours = this.recent.filter((at) => at >= p.marks[0].at - recentMs(length) && at < p.start);
 		return before > ours.length ? Math.max(this.burst, before) : this.burst;
 	}
@@ -87,13 +82,10 @@ export class Shares {
 		const t = this.current;
 		if (!t) return;
 		const last = t.marks[t.marks.length - 1];
-		// Back to back, and not after an idle moment (another execution starting later).
 		if (last && backToBack) {
-			const step = Math.max(0, others - last.others);
-			this.steps = [...this.steps, step].slice(-STEPS_MEMORY);
+			this.steps = [...this.steps, Math.max(0, others - last.others)].slice(-STEPS_MEMORY);
 			// A quarter of a second at most: an execution of ours that started later is no round trip.
 			this.gaps = [...this.gaps, Math.min(250, now - last.at)].slice(-STEPS_MEMORY);
-			t.between += step;
 		}
 		this.recent.push(now);
 		t.marks.push({ at: now, others: Math.max(others, last?.others ?? 0), left });
@@ -101,17 +93,15 @@ export class Shares {
 	}
 
 	/**
-	 * Our 429 before the reset: the others took all we had not (`others`) and wanted more (a
-	 * quarter of the limit more, half of it at least); at the look (`late`) beside other processes
-	 * of ours (`guard`), they took the window's last slots as we did, no more.
+	 * Rule refused: our 429 before the reset. The others took all we had not (`others`) and wanted
+	 * more: a quarter of the limit more, half of it at least.
 	 */
-	refused(now: number, others: number, limit: number, late: boolean): void {
+	refused(now: number, others: number, limit: number): void {
 		const t = this.current;
 		if (!t) return;
 		const more = Math.max(others + Math.ceil(limit / 4), Math.ceil(limit / 2));
-		const wanted = late && this.guard(true) > 0 ? others : more;
-		const most = Math.min(limit, Math.max(wanted, t.refused?.wanted ?? 0));
-		t.refused = { at: now, wanted: most, others: Math.max(others, t.refused?.others ?? 0) };
+		const wanted = Math.min(limit, Math.max(more, t.refused?.wanted ?? 0));
+		t.refused = { at: now, wanted, others: Math.max(others, t.refused?.others ?? 0) };
 		t.whole = true;
 	}
 
@@ -142,9 +132,9 @@ export class Shares {
 	}
 
 	/**
-	 * Kept: what the others will still spend in this window, as they did in the last one seen whole:
-	 * all they spent there after the moment `slack` before now, or what they have not spent of it
-	 * yet, whichever is less. Nothing before a window was seen whole.
+	 * Rule kept: what the others will still spend in this window, as they did in the last one seen
+	 * whole: all they spent there after the moment `slack` before now, or what they have not spent
+	 * of it yet, whichever is less. Nothing before a window was seen whole.
 	 */
 	kept(now: number): number {
 		const [p, t] = [this.prior, this.current];
@@ -169,8 +159,8 @@ export class Shares {
 	}
 
 	/**
-	 * What the others are expected to spend until `resetAt` at the rate they showed over the last
-	 * tenth of the window (kept in a first window, and in the look).
+	 * Rule at-rate: what the others are expected to spend until `resetAt` at the rate they showed
+	 * over the last tenth of the window (in a first window, and in the look).
 	 */
 	private atRate(now: number, resetAt: number): number {
 		const t = this.current;
@@ -185,21 +175,19 @@ export class Shares {
 	}
 
 	/**
-	 * Guard: room for the others' requests already on their way when ours is sent: the median of
-	 * those counted between two of our answers sent back to back; after a wait (`stale`), the most
-	 * (twice the median and two at most).
+	 * Rule guard: room for the others' requests already on their way when ours is sent: the median
+	 * of those counted between two of our answers sent back to back; after a wait (`stale`), the
+	 * most (twice the median and two at most).
 	 */
 	guard(stale: boolean): number {
 		if (!this.steps.length) return 0;
 		const typical = median(this.steps);
-		// The most, after a wait; a co-tenant's burst between two of ours is not a process of ours.
 		return stale ? Math.min(Math.max(...this.steps), 2 * typical + 2) : typical;
 	}
 
 	/**
-	 * Held: what waits for the look, fixed at our first answer in a window: half of what was left
-	 * less what is kept; alone, or beside other processes of ours only after a window seen whole,
-	 * the last slot.
+	 * Rule held: what waits for the look, fixed at our first answer in a window: half of what was
+	 * left less what is kept; alone, the last slot.
 	 */
 	held(): number {
 		const t = this.current;
@@ -207,41 +195,43 @@ export class Shares {
 		if (t.held !== undefined) return t.held;
 		const first = t.marks[0];
 		const free = Math.max(0, first.left - this.kept(first.at));
-		// Processes of ours only: what the others spent in the last window came between our answers.
-		const p = this.prior;
-		const ours = !!p && this.spent(p) > 0 && p.between >= 0.9 * this.spent(p);
 		const alone = this.alone() && this.steps.every((s) => s === 0);
-		return (t.held = alone || (ours && p?.whole) ? Math.min(1, free) : Math.floor(free / 2));
+		return (t.held = alone ? Math.min(1, free) : Math.floor(free / 2));
 	}
 
 	/**
-	 * Speed: 0 (one request may go now) or the milliseconds to wait. A run of `wanting` requests that
-	 * fits what the server has `left` less what is kept goes at once; otherwise it takes down to what
-	 * is held, and the rest from the look's start on (`lookAt`: the window's last slot).
+	 * Rule base: beside others, no more before the look than we took in the last window. What was
+	 * freed since (a process of ours that ran out, a client that sends less) goes at the look: every
+	 * process of ours would take it at once, and the others' part with it.
+	 */
+	base(): boolean {
+		const p = this.prior;
+		return !p || this.alone() || this.ours < p.marks.length;
+	}
+
+	/**
+	 * 0 (one request may go now) or the milliseconds to wait. A run of `wanting` requests that fits
+	 * what the server has `left` less what is kept goes at once (rule speed), beside others no more
+	 * than we took in the last window (rule base); otherwise it takes down to what is held, and the
+	 * rest from the look's start on (`lookAt`: the window's last slot).
 	 */
 	decide(now: number, left: number, wanting: number, lookAt: number, resetAt: number): number {
 		const t = this.current;
+		const p = this.prior;
 		const stale = !t?.marks.length || now - t.marks[t.marks.length - 1].at > 2 * this.roundTrip();
 		const guard = this.guard(stale);
 		const held = this.held();
-		// In a first window, what the others show is kept at the rate they show it (unless they send
-		// as we do: processes of ours share the window at once).
-		const joined = !this.prior && this.guard(false) === 0;
-		const expected = Math.max(this.kept(now), joined ? this.atRate(now, resetAt) : 0);
-		// Two slots more for what is kept, where no other process of ours was seen (a late request).
+		const expected = Math.max(this.kept(now), p ? 0 : this.atRate(now, resetAt));
+		// Two slots more for what is kept (a request late on its way), where none is guarded.
 		const kept = expected + (expected > 0 && guard === 0 ? 2 : 0);
 		const free = left - kept - guard;
-		// A run that fits goes whole, but for the look's slot.
-		if (free >= Math.min(wanting, held + 1)) return 0;
-		// The look: the held requests back to back, then the last at `lookAt`, which sees the
-		// window whole. Beside other processes of ours, what they still send shows in the rate they
-		// send at now: the look starts as if nothing were kept (they may have run out).
-		const pacers = this.guard(false) > 0;
-		const room = Math.max(0, Math.min(pacers ? left : left - kept, wanting));
+		if (this.base() && free >= Math.min(wanting, held + 1)) return 0;
+		// The look: the held requests back to back, then the last at `lookAt`, which sees the window whole.
+		const room = Math.max(0, Math.min(left - kept, wanting));
 		const start = lookAt - (room + 2) * this.roundTrip() * 1.5;
 		if (now < start) return start - now;
 		const rate = this.atRate(now, resetAt);
-		const inLook = left - Math.max(pacers ? 0 : kept, rate) - guard;
+		const inLook = left - Math.max(kept, rate) - guard;
 		if (now < lookAt) return inLook >= 2 ? 0 : lookAt - now;
 		const first = (t?.marks[0]?.others ?? 0) === 0;
 		// The last slot is the first process's: the others leave it, and room for theirs on the way.
