@@ -401,12 +401,12 @@ describe('what the pacer must not learn from (found by a read of the change)', (
 		expect(shares.kept(NOW + 81_100)).toBe(0);
 	});
 
-	it('a 429 before the reset beside a client not of ours: it wanted a quarter of the limit more, half of it at least, the limit at most', () => {
+	it('a 429 before the reset beside another client: it wanted a quarter of the limit more, half of it at least, the limit at most', () => {
 		const shares = new Shares();
 		shares.begin(NOW, 60_000);
 		shares.answer(NOW + 10, 0, 119, false, true);
 		shares.answer(NOW + 30_000, 10, 100, false, false);
-		shares.refused(NOW + 40_000, 110, 120, false);
+		shares.refused(NOW + 40_000, 110, 120);
 		shares.begin(NOW + 60_000, 60_000);
 		shares.answer(NOW + 60_010, 0, 119, false, false);
 		// 110 spent, 30 more wanted: all 120.
