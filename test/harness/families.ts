@@ -269,8 +269,15 @@ export function judge(m: Member, res: ModelResult): Verdict {
 	// Beside a co-tenant there from the start, the node's fair share is what it leaves.
 	const sharing = m.family === 'F1' || m.family === 'F5';
 	const perWindow = m.limit - (sharing ? (m.cotenant?.rate ?? 0) : 0);
-	const windows = Math.ceil(total / perWindow);
-	const lastWindow = total - (windows - 1) * perWindow;
+	// A co-tenant on its own clock may land one request more than its rate in a server window:
+	// that window's fair share for the node is one less. The windows the node needs, from its first.
+	const theirs = acceptedPerWindow(res.log.filter((e) => e.client === -1));
+	const from = Math.min(...nodeLog.map((e) => e.window).filter((w) => w >= 0));
+	const part = (i: number) =>
+		sharing ? m.limit - Math.max(m.cotenant?.rate ?? 0, theirs.get(from + i) ?? 0) : perWindow;
+	let [windows, before] = [1, 0];
+	while (before + part(windows - 1) < total) before += part(windows++ - 1);
+	const lastWindow = total - before;
 	// How far apart the processes start: the last one's first request comes that much later.
 	const starts =
 		Math.max(...m.processes.map((p) => p.startMs)) - Math.min(...m.processes.map((p) => p.startMs));

@@ -44,7 +44,9 @@ export class Shares {
 	/** A new window began at `start` (this host's clock) and lasts `length`. */
 	begin(start: number, length: number): void {
 		const last = this.current;
-		if (last && last.marks.length) this.prior = last;
+		// A first window's start was a guess (the API's minute before its reset): it ended here.
+		if (last && last.marks.length)
+			this.prior = { ...last, start: Math.max(last.start, start - length) };
 		const p = this.prior;
 		this.burst = this.atStart(p, length);
 		this.recent = this.recent.filter((at) => at >= start - recentMs(length));
@@ -136,13 +138,16 @@ export class Shares {
 	 * whole: all they spent there after the moment `slack` before now, or what they have not spent
 	 * of it yet, whichever is less. Nothing before a window was seen whole.
 	 */
-	kept(now: number): number {
+	kept(now: number, look = Infinity): number {
 		const [p, t] = [this.prior, this.current];
 		if (!p || !p.whole || !t) return 0;
 		// At the start (`atStart`): their burst may straddle the reset, its end after our look.
 		const first = t.marks[0]?.others ?? 0;
 		if (this.burst > 0 && first > 0 && this.spent(t) === first) return this.burst - first;
-		const total = Math.max(this.spent(p), p.refused?.wanted ?? 0);
+		const total = Math.min(
+			Math.max(this.spent(p), p.refused?.wanted ?? 0),
+			spentBy(p, look - t.start),
+		);
 		// While our last answers back to back saw nobody else, four round trips are late enough.
 		const quiet = this.quiet(now) ? 4 * this.roundTrip() : this.slack();
 		const by = spentBy(p, now - t.start - quiet);
@@ -235,7 +240,8 @@ export class Shares {
 		if (now < lookAt) return inLook >= 2 ? 0 : lookAt - now;
 		const first = (t?.marks[0]?.others ?? 0) === 0;
 		// The last slot is the first process's: the others leave it, and room for theirs on the way.
-		const last = left - Math.max(expected, rate) - (first ? 0 : guard + 1);
+		const atLook = Math.max(this.kept(now, lookAt), p ? 0 : this.atRate(now, resetAt));
+		const last = left - Math.max(atLook, rate) - (first ? 0 : guard + 1);
 		// Past the reset, a probe or the next answer shows the new window: a poll, never a spin.
 		return last >= 1 ? 0 : Math.max(20, resetAt - now);
 	}

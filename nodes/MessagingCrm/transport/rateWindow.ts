@@ -101,15 +101,18 @@ export class ServerWindow {
 	/**
 	 * The look: when a pacer's last slot of the window goes, a 120th of the window (50 ms at least)
 	 * before the earliest the reset can come; its answer shows what the others spent in the window.
+	 * A reset learned to come earlier moves it by as much, where that is more than the 120th (less
+	 * is the probes' own margin, and would send the look before the window's last 120th).
 	 */
 	lookAt(): number {
 		const window = this.window as Window;
+		const look = Math.max(50, this.length() / 120);
 		const learned = Math.min(0, ...this.learned.map((l) => l.lateness));
 		// In whole seconds before a probe learned where resets fall, the server's Date (whole seconds
 		// too) may put the reset a second earlier still.
 		const unsure = window.whole && window.epoch && this.learned.length === 0 ? 1000 : 0;
 		const earliest = window.whole ? Math.min(window.lo, window.hi - 1000) - unsure : window.lo;
-		return earliest + learned - Math.max(50, this.length() / 120);
+		return earliest + (learned < -look ? learned : 0) - look;
 	}
 
 	/**
