@@ -2,6 +2,9 @@
  * `npm run bench -- families`. Members of the pacer's families (harness/families.ts) drawn at the
  * API's 60 s window, every client its own process.
  */
+import { writeFileSync } from 'fs';
+import path from 'path';
+
 import { benchMember, describeMember, judge } from '../harness/families';
 import type { ModelResult } from '../harness/rateModel';
 import type { Json, Log } from './runner';
@@ -18,6 +21,10 @@ import {
 	workers,
 } from './runner';
 import { isCoTenant, isNodeUpsert, withCoTenant } from './beside';
+import { windowsSvg } from './windowsSvg';
+
+/** The user's picture of the rate limit (docs/retries-and-rate-limit.md), from the first F1 member. */
+const PICTURE = path.join(__dirname, '../../docs/rate-limit-windows.svg');
 
 /**
  * The node's requests and the co-tenant's in a run's request log, as the model's result (client 0:
@@ -66,7 +73,8 @@ export async function familiesAt60() {
 	const seed = Number(process.env.BENCH_SEED ?? Date.now() % 100_000);
 	const count = Number(process.env.BENCH_MEMBERS ?? 3);
 	console.log(`families: seed ${seed}, ${count} members of each`);
-	for (const family of ['F1', 'F2', 'F3'] as const) {
+	let pictured = false;
+	for (const family of ['F1', 'F2', 'F3', 'F5'] as const) {
 		for (let i = 0; i < count; i++) {
 			const member = benchMember(family, seed + i);
 			const variant = describeMember(member);
@@ -105,7 +113,13 @@ export async function familiesAt60() {
 					);
 			const log = await requestLog();
 			keepLog(`${family}-${member.seed}`, log);
-			const verdict = judge(member, modelOf(log, windowMs, figures));
+			const model = modelOf(log, windowMs, figures);
+			const verdict = judge(member, model);
+			if (family === 'F1' && !pictured) {
+				pictured = true;
+				const title = `${member.processes[0].items} upserts beside a client sending ${c?.rate} per window (${c?.kind}), ${LIMIT} per 60 s`;
+				writeFileSync(PICTURE, windowsSvg(model.log, LIMIT, title));
+			}
 			((results.families ??= {}) as Json)[variant] = { seed: member.seed, member, verdict };
 			row(
 				`Family ${family} at 120 per 60 s`,

@@ -45,8 +45,7 @@ export class Shares {
 	begin(start: number, length: number): void {
 		const last = this.current;
 		// A first window's start was a guess (the API's minute before its reset): it ended here.
-		if (last && last.marks.length)
-			this.prior = { ...last, start: Math.max(last.start, start - length) };
+		if (last && last.marks.length) this.prior = { ...last, start: Math.max(last.start, start - length) };
 		const p = this.prior;
 		this.burst = this.atStart(p, length);
 		this.recent = this.recent.filter((at) => at >= start - recentMs(length));
@@ -144,10 +143,7 @@ export class Shares {
 		// At the start (`atStart`): their burst may straddle the reset, its end after our look.
 		const first = t.marks[0]?.others ?? 0;
 		if (this.burst > 0 && first > 0 && this.spent(t) === first) return this.burst - first;
-		const total = Math.min(
-			Math.max(this.spent(p), p.refused?.wanted ?? 0),
-			spentBy(p, look - t.start),
-		);
+		const total = Math.min(Math.max(this.spent(p), p.refused?.wanted ?? 0), spentBy(p, look - t.start));
 		// While our last answers back to back saw nobody else, four round trips are late enough.
 		const quiet = this.quiet(now) ? 4 * this.roundTrip() : this.slack();
 		const by = spentBy(p, now - t.start - quiet);
