@@ -1,5 +1,5 @@
 /**
- * The pacer's promises as properties over families of cases (docs/retries-and-rate-limit.md, the
+ * The pacer's promises as properties over families of cases (docs/pacer.md, the
  * rate limit): each family draws a member at random from a seed, runs it in the model
  * (rateModel.ts), and says whether the property holds and by how much. `npm run sweep`
  * (test/bench/sweep.ts) and test/unit/pacer-families.test.ts draw their members here.

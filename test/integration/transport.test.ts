@@ -211,7 +211,7 @@ describe('a limiter that frees slots one at a time (no Retry-After)', () => {
 			// benchmark (75 at 30 per 6 s: 1.012x), never asserted on this machine's clock: a loaded
 			// machine once took 10.6 s for the 9.2 s these usually take. What holds under any load:
 			// three bursts, each as soon as slots free and no later than a window after it. The first
-			// window's last slot waits for its look (docs/retries-and-rate-limit.md, the rate limit),
+			// window's last slot waits for its look (docs/pacer.md),
 			// which frees only at the next window's end: one burst more at most.
 			// (The second burst may pass one request to the third, 10, 9, 6: one refused at the probe,
 			// or a slot of the first burst that freed late on a loaded machine.) The probe at a reset

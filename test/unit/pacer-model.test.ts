@@ -1,7 +1,7 @@
 /**
  * The pacer against servers whose clocks and counters disagree with ours, and against many
  * clients of one key: a model in simulated time (test/harness/rateModel.ts), no wall clock.
- * Each block is one promise of docs/retries-and-rate-limit.md (the rate limit).
+ * Each block is one promise of docs/pacer.md.
  */
 import type { ClientModel, ResetForm, ServerModel } from '../harness/rateModel';
 import { items, lost, perWindow, refused, runModel, shortfall } from '../harness/rateModel';
@@ -387,7 +387,7 @@ describe('the tail of a shared run goes as early as the others leave room', () =
 			expect(lost(result)).toBe(0);
 			expect(span(result)).toBeLessThanOrEqual(132);
 			// Eight processes of 37 meet 7 refusals of 303 (2.3 %) in the first window's look, where
-			// each sends from what it read seconds before (docs/retries-and-rate-limit.md).
+			// each sends from what it read seconds before (docs/pacer.md).
 			expect(share429(result)).toBeLessThanOrEqual(0.025);
 		},
 	);
@@ -448,7 +448,7 @@ describe('probing a reset that comes early costs little', () => {
 	});
 });
 
-describe('what the pacer does not do well, held where docs/retries-and-rate-limit.md says it is', () => {
+describe('what the pacer does not do well, held where docs/pacer.md says it is', () => {
 	it("queue mode at the API's 60 s window, two workers running four executions of 75 between them, 162 starts: none lost, at most 2 % answered 429, at most 42 end a window late (beyond 1.10× of 120 s)", () => {
 		// Latency, lateness, start times and how the executions are spread over the workers (two and
 		// two, or three and one) varied. A worker held back in its first window counts many clients

@@ -1,7 +1,7 @@
 /**
  * The pacer against a limiter that frees its slots one at a time (a sliding log, a token bucket),
  * in the model (test/harness/rateModel.ts): simulated time, no wall clock. One promise of
- * docs/retries-and-rate-limit.md (the rate limit: how it reads the server).
+ * docs/pacer.md (how it reads the server).
  */
 import type { Limiter, ResetForm } from '../harness/rateModel';
 import { items, lost, refused, runModel } from '../harness/rateModel';
@@ -61,7 +61,7 @@ describe('a limiter that frees slots one at a time', () => {
 	});
 
 	// Rounded down, a reset names the next slot to within a second, a quarter of this window: what
-	// is held is that nothing is lost; the rest is measured (docs/retries-and-rate-limit.md).
+	// is held is that nothing is lost; the rest is measured (docs/pacer.md).
 	it('a sliding log of 10 per 4 s, the reset in whole seconds rounded down, the same 500 members: none lost', () => {
 		const family = slidingFamily(500, 'floor');
 		const worst = worstOf(family);

@@ -1,5 +1,5 @@
 /**
- * The pacer's four rules, highest first, as docs/retries-and-rate-limit.md lists them (share,
+ * The pacer's four rules, highest first, as docs/pacer.md lists them (share,
  * retry, probe, speed), each held by a model test in simulated time (test/harness/rateModel.ts)
  * and each of their functions planted away once: the function replaced, the test that holds it
  * fails.

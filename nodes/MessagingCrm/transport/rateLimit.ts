@@ -38,7 +38,7 @@ interface Probe {
 /**
  * The budget of one key as this process sees it. `reserve` hands out a slot or says how long to
  * wait; `observe` corrects the picture with every answer's headers. Its rules, highest first, as
- * docs/retries-and-rate-limit.md lists them: **share** (never take a slot another client will
+ * docs/pacer.md lists them: **share** (never take a slot another client will
  * want in this window: Shares.kept, Shares.atStart, Shares.slack, Shares.held); **retry** (never
  * lose an item, never hang: `mayRetry`); **probe** (at most one request while refused per
  * announced reset: `probing`, `refusedAt`); only then **speed** (a run that fits what is free

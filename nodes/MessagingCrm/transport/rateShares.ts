@@ -45,7 +45,8 @@ export class Shares {
 	begin(start: number, length: number): void {
 		const last = this.current;
 		// A first window's start was a guess (the API's minute before its reset): it ended here.
-		if (last && last.marks.length) this.prior = { ...last, start: Math.max(last.start, start - length) };
+		if (last && last.marks.length)
+			this.prior = { ...last, start: Math.max(last.start, start - length) };
 		const p = this.prior;
 		this.burst = this.atStart(p, length);
 		this.recent = this.recent.filter((at) => at >= start - recentMs(length));
@@ -135,7 +136,8 @@ export class Shares {
 	/**
 	 * Rule kept: what the others will still spend in this window, as they did in the last one seen
 	 * whole: all they spent there after the moment `slack` before now, or what they have not spent
-	 * of it yet, whichever is less. Nothing before a window was seen whole.
+	 * of it yet, whichever is less. Nothing before a window was seen whole. At the look (`look`: its
+	 * moment), only what they had spent by that moment of the last window.
 	 */
 	kept(now: number, look = Infinity): number {
 		const [p, t] = [this.prior, this.current];
@@ -143,7 +145,10 @@ export class Shares {
 		// At the start (`atStart`): their burst may straddle the reset, its end after our look.
 		const first = t.marks[0]?.others ?? 0;
 		if (this.burst > 0 && first > 0 && this.spent(t) === first) return this.burst - first;
-		const total = Math.min(Math.max(this.spent(p), p.refused?.wanted ?? 0), spentBy(p, look - t.start));
+		const total = Math.min(
+			Math.max(this.spent(p), p.refused?.wanted ?? 0),
+			spentBy(p, look - t.start),
+		);
 		// While our last answers back to back saw nobody else, four round trips are late enough.
 		const quiet = this.quiet(now) ? 4 * this.roundTrip() : this.slack();
 		const by = spentBy(p, now - t.start - quiet);
