@@ -5,7 +5,7 @@ export interface RateLimitReading {
 	remaining?: number;
 	/** When the window resets, in epoch ms: seconds until it on this host's clock, an epoch on the server's. */
 	resetAt?: number;
-	/** `X-RateLimit-Reset` was an epoch (seconds or milliseconds, the server's clock), not seconds until the reset. */
+	/** `X-RateLimit-Reset` was an epoch (seconds or milliseconds, the server's clock). */
 	resetEpoch?: boolean;
 	/** The reset was written in whole seconds: the real reset may lie up to a second either side. */
 	resetWhole?: boolean;
@@ -13,12 +13,10 @@ export interface RateLimitReading {
 	serverDate?: number;
 }
 
-/** Values above this are epoch seconds; below, seconds until the reset (api-spec leaves it open). */
+/** Above this, epoch seconds; below, seconds until the reset. */
 const EPOCH_SECONDS_THRESHOLD = 1_000_000_000;
-
-/** Values above this are epoch milliseconds (as seconds they would be the year 5138; as ms, 1973). */
+/** Above this, epoch milliseconds (as seconds they would be the year 5138; as ms, 1973). */
 const EPOCH_MS_THRESHOLD = 100_000_000_000;
-
 /** A reset further ahead than this makes no sense for a rate limit: it is taken as unknown. */
 export const MAX_RESET_AHEAD_MS = 3_600_000;
 

@@ -9,7 +9,6 @@ import { probeStepMs, RESET_MARGIN_MS, ServerWindow } from './rateWindow';
 
 /** While a probe is out, the other requests ask again after this long. */
 const PROBE_POLL_MS = 20;
-
 /** A probe with no answer after this long is taken as lost (a cancelled execution). */
 const PROBE_LOST_MS = 35_000;
 
@@ -19,30 +18,23 @@ export interface Refusal {
 }
 
 interface Probe {
-	/** Probes answered without confirming a new window. */
+	/** Probes answered without a new window; none before `nextAt`; the last that missed, sent at `missAt`. */
 	tries: number;
-	/** No probe before this. */
 	nextAt: number;
 	inFlight: boolean;
 	sentAt: number;
-	/** When the last probe that did not confirm was sent. */
 	missAt?: number;
-	/** The server's X-RateLimit-Remaining before the probe: a new window answers more. */
+	/** X-RateLimit-Remaining before the probe (a new window answers more); the old window's reset. */
 	before?: number;
-	/** The old window's announced reset (this host's clock). */
 	announced?: number;
 	/** Sent because the reset was due (not after a 429): where it falls is learned from it. */
 	dueAt?: number;
 }
 
 /**
- * The budget of one key as this process sees it. `reserve` hands out a slot or says how long to
- * wait; `observe` corrects the picture with every answer's headers. Its rules, highest first, as
- * docs/pacer.md lists them: **share** (never take a slot another client will
- * want in this window: Shares.kept, Shares.atStart, Shares.slack, Shares.held); **retry** (never
- * lose an item, never hang: `mayRetry`); **probe** (at most one request while refused per
- * announced reset: `probing`, `refusedAt`); only then **speed** (a run that fits what is free
- * goes at once: Shares.decide, Shares.guard, the run's size passed to `reserve`).
+ * The budget of one key as this process sees it: `reserve` hands out a slot or says how long to
+ * wait, `observe` reads every answer's headers. Its rules, highest first (docs/pacer.md): share
+ * (rateShares.ts), retry (`mayRetry`), probe (`probing`, `refusedAt`), speed (Shares.decide).
  */
 export class Pacer {
 	limit?: number;
@@ -62,7 +54,7 @@ export class Pacer {
 	/** Set while the window's reset is due and not yet confirmed by the server. */
 	private probe?: Probe;
 
-	/** The server's clock minus this host's, as far as known (0 when it sends no Date). */
+	/** The server's clock minus this host's, as far as known (0 without Date). */
 	get serverClockOffset(): number {
 		return this.server.offset;
 	}
@@ -73,9 +65,8 @@ export class Pacer {
 	}
 
 	/**
-	 * 0: a slot is reserved, send now. Otherwise: milliseconds to wait before asking again.
-	 * `share` (0 to 1) caps the part of the key's limit this process takes per window; `wanting` is
-	 * how many requests the run asking still has to send, this one included.
+	 * 0: a slot is reserved, send now; otherwise the milliseconds to wait before asking again. `share`
+	 * (0 to 1) caps this process's part of each window; `wanting`: the run's requests left, this one too.
 	 */
 	reserve(now: number, share = 1, wanting = 1): number {
 		const wait = this.decide(now, share, wanting);
@@ -113,11 +104,7 @@ export class Pacer {
 		return Math.max(1, Math.min(untilReset, wait, this.pollMs()));
 	}
 
-	/**
-	 * Rule probe, at most one request while refused per announced reset: once the reset is due (or a
-	 * 429 came), one probe at a time, when the probe's time has come; the others wait for its answer
-	 * (see `observe`, `refusedAt`). Undefined: no probe is due.
-	 */
+	/** Rule probe: once the reset is due (or a 429 came), one probe at a time; the rest wait for its answer. */
 	private probing(now: number, share: number): number | undefined {
 		const window = this.server.window;
 		// Alone with slots left, the requests themselves find out whether the reset came.
@@ -193,10 +180,7 @@ export class Pacer {
 		if (this.probe?.inFlight) this.probe.inFlight = false;
 	}
 
-	/**
-	 * Rule retry, never lose an item, never hang: a request refused with 429 since `since` keeps
-	 * trying while the next probe is due within the patience (`patienceMs`); then it fails.
-	 */
+	/** Rule retry: a request refused since `since` keeps trying while the next probe is due within `patienceMs`. */
 	mayRetry(since: number, now: number): boolean {
 		return (this.probe?.nextAt ?? now) - since <= this.patienceMs();
 	}
@@ -306,10 +290,7 @@ export class Pacer {
 		this.waited = false;
 	}
 
-	/**
-	 * Our 429 before this window's reset was due, the count spent: the others took what we left and
-	 * wanted more. Not for an old window's reset; alone, only at the look (a sliding log refuses us).
-	 */
+	/** Our 429 before the reset was due, the count spent: the others wanted more (alone, only at the look). */
 	private countRefused(reading: RateLimitReading, resetAt: number | undefined, now: number): void {
 		if (this.limit === undefined || reading.remaining !== 0 || this.server.refills) return;
 		if (!this.server.window || resetAt === undefined || resetAt <= now) return;

@@ -1,7 +1,7 @@
 /**
  * How a pacer shares a window with the key's other clients, read from the server's count minus our
  * own at each answer. Another process of the node and another client look the same in the headers:
- * both are "the others". The rules are named in docs/pacer.md; the caller passes the time in.
+ * both are "the others". Each rule is named in docs/pacer.md; the caller passes the time in.
  */
 
 /** One answer of ours: when, what the others had spent by then, what the server had left. */
@@ -26,7 +26,6 @@ interface Seen {
 
 /** The others' requests counted between two back-to-back answers of ours: the last this many. */
 const STEPS_MEMORY = 64;
-
 /** How far back our own answers are remembered (`recent`): a window, the API's minute at least. */
 const recentMs = (length: number) => Math.max(length, 60_000);
 
@@ -59,8 +58,8 @@ export class Shares {
 
 	/**
 	 * Rule at-start: the most the others spent in a window seen whole, all of it before our first
-	 * answer there, while each window since was so; 0 once one was not. No news where our own
-	 * requests of the minute before (a refilling limiter still counts them) may be all they were.
+	 * answer there, while each window since was so. No news where our own requests of the minute
+	 * before (a refilling limiter still counts them) may be all they were.
 	 */
 	private atStart(p: Seen | undefined, length: number): number {
 		const before = p?.marks[0].others ?? 0;
@@ -76,10 +75,7 @@ export class Shares {
 		[this.steps, this.gaps, this.recent, this.burst] = [[], [], [], 0];
 	}
 
-	/**
-	 * Our answer at `now`: the others had spent `others` in this window, `left` remained; `late`: at
-	 * the look; `backToBack`: its request went out with no wait since our last answer.
-	 */
+	/** Our answer: the others had spent `others`, `left` remained; `late`: at the look. */
 	answer(now: number, others: number, left: number, late: boolean, backToBack: boolean): void {
 		const t = this.current;
 		if (!t) return;
@@ -94,10 +90,7 @@ export class Shares {
 		if (late) t.whole = true;
 	}
 
-	/**
-	 * Rule refused: our 429 before the reset. The others took all we had not (`others`) and wanted
-	 * more: a quarter of the limit more, half of it at least.
-	 */
+	/** Rule refused: our 429 before the reset; the others wanted a quarter of the limit more (half of it at least). */
 	refused(now: number, others: number, limit: number): void {
 		const t = this.current;
 		if (!t) return;
@@ -135,9 +128,8 @@ export class Shares {
 
 	/**
 	 * Rule kept: what the others will still spend in this window, as they did in the last one seen
-	 * whole: all they spent there after the moment `slack` before now, or what they have not spent
-	 * of it yet, whichever is less. Nothing before a window was seen whole. At the look (`look`: its
-	 * moment), only what they had spent by that moment of the last window.
+	 * whole: what they spent there after the moment `slack` before now, or what they have not spent
+	 * of it yet, whichever is less. At the look (`look`), only what they had spent by that moment.
 	 */
 	kept(now: number, look = Infinity): number {
 		const [p, t] = [this.prior, this.current];
@@ -145,17 +137,15 @@ export class Shares {
 		// At the start (`atStart`): their burst may straddle the reset, its end after our look.
 		const first = t.marks[0]?.others ?? 0;
 		if (this.burst > 0 && first > 0 && this.spent(t) === first) return this.burst - first;
-		const total = Math.min(
-			Math.max(this.spent(p), p.refused?.wanted ?? 0),
-			spentBy(p, look - t.start),
-		);
+		const spent = Math.max(this.spent(p), p.refused?.wanted ?? 0);
+		const total = Math.min(spent, spentBy(p, look - t.start));
 		// While our last answers back to back saw nobody else, four round trips are late enough.
 		const quiet = this.quiet(now) ? 4 * this.roundTrip() : this.slack();
 		const by = spentBy(p, now - t.start - quiet);
 		return Math.max(0, total - Math.max(this.spent(t), by));
 	}
 
-	/** Our last three answers came within two round trips each, the last a moment ago, and the others sent nothing between them. */
+	/** Our last three answers came close together, the last a moment ago, with nobody else's between. */
 	private quiet(now: number): boolean {
 		const last = (this.current?.marks ?? []).slice(-3);
 		if (last.length < 3) return false;
@@ -164,10 +154,7 @@ export class Shares {
 		return together && last[2].others === last[0].others;
 	}
 
-	/**
-	 * Rule at-rate: what the others are expected to spend until `resetAt` at the rate they showed
-	 * over the last tenth of the window (in a first window, and in the look).
-	 */
+	/** Rule at-rate: what the others will spend until `resetAt` at their rate over the window's last tenth. */
 	private atRate(now: number, resetAt: number): number {
 		const t = this.current;
 		const marks = t?.marks ?? [];
@@ -181,9 +168,8 @@ export class Shares {
 	}
 
 	/**
-	 * Rule guard: room for the others' requests already on their way when ours is sent: the median
-	 * of those counted between two of our answers sent back to back; after a wait (`stale`), the
-	 * most (twice the median and two at most).
+	 * Rule guard: room for the others' requests on their way: the median of those counted between
+	 * two of our answers back to back; after a wait (`stale`), the most (twice the median and two).
 	 */
 	guard(stale: boolean): number {
 		if (!this.steps.length) return 0;
@@ -191,10 +177,7 @@ export class Shares {
 		return stale ? Math.min(Math.max(...this.steps), 2 * typical + 2) : typical;
 	}
 
-	/**
-	 * Rule held: what waits for the look, fixed at our first answer in a window: half of what was
-	 * left less what is kept; alone, the last slot.
-	 */
+	/** Rule held: what waits for the look, fixed at our first answer: half of what is free; alone, the last slot. */
 	held(): number {
 		const t = this.current;
 		if (!t || !t.marks.length) return 0;
@@ -207,8 +190,8 @@ export class Shares {
 
 	/**
 	 * Rule base: beside others, no more before the look than we took in the last window. What was
-	 * freed since (a process of ours that ran out, a client that sends less) goes at the look: every
-	 * process of ours would take it at once, and the others' part with it.
+	 * freed since (a process of ours that ran out) goes at the look: every process of ours would
+	 * take it at once, and the other client's part with it.
 	 */
 	base(): boolean {
 		const p = this.prior;
@@ -216,14 +199,12 @@ export class Shares {
 	}
 
 	/**
-	 * 0 (one request may go now) or the milliseconds to wait. A run of `wanting` requests that fits
-	 * what the server has `left` less what is kept goes at once (rule speed), beside others no more
-	 * than we took in the last window (rule base); otherwise it takes down to what is held, and the
-	 * rest from the look's start on (`lookAt`: the window's last slot).
+	 * Rule speed: 0 (one request may go now) or the milliseconds to wait. A run of `wanting` that
+	 * fits what is `left` less what is kept goes at once (within `base`); otherwise it takes down to
+	 * what is held, and the rest from the look's start on (`lookAt`: the window's last slot).
 	 */
 	decide(now: number, left: number, wanting: number, lookAt: number, resetAt: number): number {
-		const t = this.current;
-		const p = this.prior;
+		const [t, p] = [this.current, this.prior];
 		const stale = !t?.marks.length || now - t.marks[t.marks.length - 1].at > 2 * this.roundTrip();
 		const guard = this.guard(stale);
 		const held = this.held();
@@ -240,7 +221,7 @@ export class Shares {
 		const inLook = left - Math.max(kept, rate) - guard;
 		if (now < lookAt) return inLook >= 2 ? 0 : lookAt - now;
 		const first = (t?.marks[0]?.others ?? 0) === 0;
-		// The last slot is the first process's: the others leave it, and room for theirs on the way.
+		// The last slot is the first sender's in the window: the others leave it, and room for theirs.
 		const atLook = Math.max(this.kept(now, lookAt), p ? 0 : this.atRate(now, resetAt));
 		const last = left - Math.max(atLook, rate) - (first ? 0 : guard + 1);
 		// Past the reset, a probe or the next answer shows the new window: a poll, never a spin.

@@ -1,23 +1,18 @@
 /**
- * What the pacer believes about the server's limiter, from the headers: its window, its clock, and
- * where its resets really fall. The decisions are the Pacer's (rateLimit.ts).
+ * What the pacer believes about the server's limiter, from the headers: its window, its clock and
+ * where its resets really fall (docs/pacer.md, how it reads the server). The Pacer decides.
  */
 import type { RateLimitReading } from './rateHeaders';
 import { MAX_RESET_AHEAD_MS } from './rateHeaders';
 
 /** Margin added after the earliest moment a reset can have happened before the probe goes. */
 export const RESET_MARGIN_MS = 25;
-
 /** How many windows the learned position of the real reset looks back on. */
 const LATENESS_MEMORY = 4;
-
 /** The window's length when none was seen yet: the API's own (api-spec, Limits). */
 const DEFAULT_WINDOW_MS = 60_000;
 
-/**
- * The wait between probes of a reset not come yet: doubling from a twelfth of the window (0.1 to
- * 1 s), at most 2 s. Each refused probe is a 429: a reset a second late costs two, not ten.
- */
+/** Between probes of a reset not come yet: a twelfth of the window (0.1 to 1 s), doubling, 2 s at most. */
 export function probeStepMs(tries: number, windowMs: number): number {
 	const first = Math.min(1000, Math.max(100, windowMs / 12));
 	return Math.round(Math.min(2000, first * 2 ** tries));
@@ -64,10 +59,7 @@ export class ServerWindow {
 			this.clockOffset === undefined ? sample : Math.max(sample, this.clockOffset - 10);
 	}
 
-	/**
-	 * A reading's reset on this host's clock; undefined when it makes no sense (further than an
-	 * hour ahead, or behind by more than a window): then the reset is unknown.
-	 */
+	/** A reading's reset on this host's clock; unknown past an hour ahead or a window behind. */
 	localReset(reading: RateLimitReading, now: number): number | undefined {
 		if (reading.resetAt === undefined) return undefined;
 		const local = reading.resetEpoch ? reading.resetAt - this.offset : reading.resetAt;
@@ -86,9 +78,9 @@ export class ServerWindow {
 	}
 
 	/**
-	 * When to probe a window's reset: its base (`resetBase`) moved by where the real reset fell in
-	 * the last windows. Alone, a reset in whole seconds is first tried a second before the latest
-	 * reading; shared, not before the reset can have come, unless a probe came too late (`tooLate`).
+	 * When to probe a window's reset: its base moved by where the real reset fell lately. Alone, a
+	 * reset in whole seconds is first tried a second before the latest reading; shared, not before
+	 * the reset can have come, unless a probe came too late (`tooLate`).
 	 */
 	probeStart(alone: boolean, window = this.window as Window): number {
 		const lateness = this.learned.map((l) => l.lateness);
@@ -99,10 +91,8 @@ export class ServerWindow {
 	}
 
 	/**
-	 * The look: when a pacer's last slot of the window goes, a 120th of the window (50 ms at least)
-	 * before the earliest the reset can come; its answer shows what the others spent in the window.
-	 * A reset learned to come earlier moves it by as much, where that is more than the 120th (less
-	 * is the probes' own margin, and would send the look before the window's last 120th).
+	 * The look: the window's last slot goes a 120th of the window (50 ms at least) before the
+	 * earliest the reset can come, moved earlier only by a reset learned to come earlier by more.
 	 */
 	lookAt(): number {
 		const window = this.window as Window;
@@ -115,10 +105,7 @@ export class ServerWindow {
 		return earliest + (learned < -look ? learned : 0) - look;
 	}
 
-	/**
-	 * After the `tries`-th probe that did not find the new window: a reset in whole seconds is tried
-	 * at the latest reading, then a second after the earliest; past those, after a growing step.
-	 */
+	/** After the `tries`-th probe that missed: whole seconds at the latest reading, then a second after the earliest; then a step. */
 	nextProbe(now: number, tries: number): number {
 		const window = this.window;
 		const rounded = window?.whole ? [window.hi, window.lo + 1000] : [];
@@ -127,10 +114,7 @@ export class ServerWindow {
 		return now + probeStepMs(tries, this.length());
 	}
 
-	/**
-	 * A probe due at `dueAt`, sent at `sentAt`, confirmed the new window (`missAt`: the last probe that
-	 * did not): where the real reset fell.
-	 */
+	/** A probe due at `dueAt`, sent at `sentAt`, found the new window (`missAt`: the last that did not). */
 	learn(probe: { dueAt: number; sentAt: number; missAt?: number }): void {
 		const window = this.window;
 		if (window === undefined) return;
@@ -148,14 +132,13 @@ export class ServerWindow {
 		this.remember(sentAt - this.length() / 60 - RESET_MARGIN_MS - resetBase(window), true);
 	}
 
-	/** Where the real reset fell in a window (relative to its base), for the next probes. */
 	private remember(lateness: number, tooLate = false): void {
 		this.learned = [...this.learned, { lateness, tooLate }].slice(-LATENESS_MEMORY);
 	}
 
 	/**
-	 * A new window whose reset is `resetAt` (undefined: the server names none). Returns where it
-	 * began and how long it lasts, as far as known, for the count of the others.
+	 * A new window whose reset is `resetAt` (undefined: the server names none): where it began and
+	 * how long it lasts, as far as known, for the count of the others.
 	 */
 	begin(
 		reading: RateLimitReading,
@@ -186,16 +169,12 @@ export class ServerWindow {
 		if (learns && length > 0 && length < MAX_RESET_AHEAD_MS) this.windowMs = length;
 		const whole = reading.resetWhole === true;
 		this.window = { lo: resetAt, hi: resetAt, whole, epoch: reading.resetEpoch, seenAt: now };
-		// Before a window's length was seen, the API's own: spending seen at our first answer was
-		// there before it, not at the window's start.
+		// Before a window's length was seen, the API's own (rateShares.ts sets it right at the next).
 		const start = Math.min(now, resetAt - this.length());
 		return { start, length: Math.max(1, resetAt - start) };
 	}
 
-	/**
-	 * The window we know, moved on by whole windows to the reset nearest `at` (its readings stay the
-	 * nearest to where resets fall); one that resets at `at` when the window's length is not known.
-	 */
+	/** The window we know, moved on by whole windows to the reset nearest `at` (or one resetting at `at`). */
 	private windowOf(at: number): Window {
 		const [window, length] = [this.window as Window, this.windowMs ?? 0];
 		const shift = length ? Math.round((at - window.lo) / length) * length : 0;
@@ -212,10 +191,7 @@ export class ServerWindow {
 	}
 }
 
-/**
- * Where a window's reset is taken to fall before anything is learned: the announced reset; in whole
- * seconds, a second after the earliest reading (rounded up, learning moves the probe earlier).
- */
+/** Where a reset is taken to fall before anything is learned: as announced; in whole seconds, a second after the earliest reading. */
 function resetBase(window: Window): number {
 	return window.whole ? window.lo + 1000 : window.lo;
 }
