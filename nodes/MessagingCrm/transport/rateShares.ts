@@ -57,9 +57,9 @@ export class Shares {
 	}
 
 	/**
-	 * Rule at-start: the most the others spent in a window seen whole, all of it before our first
-	 * answer there, while each window since was so. No news where our own requests of the minute
-	 * before (a refilling limiter still counts them) may be all they were.
+	 * Share, at the start (`atStart`): the most the others spent in a window seen whole, all of it
+	 * before our first answer there, while each window since was so. No news where our own requests
+	 * of the minute before (a refilling limiter still counts them) may be all they were.
 	 */
 	private atStart(p: Seen | undefined, length: number): number {
 		const before = p?.marks[0].others ?? 0;
@@ -90,7 +90,7 @@ export class Shares {
 		if (late) t.whole = true;
 	}
 
-	/** Rule refused: our 429 before the reset; the others wanted a quarter of the limit more (half of it at least). */
+	/** Share (`refused`): our 429 before the reset; the others wanted a quarter of the limit more, half at least. */
 	refused(now: number, others: number, limit: number): void {
 		const t = this.current;
 		if (!t) return;
@@ -127,7 +127,7 @@ export class Shares {
 	}
 
 	/**
-	 * Rule kept: what the others will still spend in this window, as they did in the last one seen
+	 * Share, kept: what the others will still spend in this window, as they did in the last one seen
 	 * whole: what they spent there after the moment `slack` before now, or what they have not spent
 	 * of it yet, whichever is less. At the look (`look`), only what they had spent by that moment.
 	 */
@@ -154,7 +154,7 @@ export class Shares {
 		return together && last[2].others === last[0].others;
 	}
 
-	/** Rule at-rate: what the others will spend until `resetAt` at their rate over the window's last tenth. */
+	/** Share (`atRate`), in a first window and the look: the others until `resetAt` at their last tenth's rate. */
 	private atRate(now: number, resetAt: number): number {
 		const t = this.current;
 		const marks = t?.marks ?? [];
@@ -168,7 +168,7 @@ export class Shares {
 	}
 
 	/**
-	 * Rule guard: room for the others' requests on their way: the median of those counted between
+	 * Speed, guard: room for the others' requests on their way: the median of those counted between
 	 * two of our answers back to back; after a wait (`stale`), the most (twice the median and two).
 	 */
 	guard(stale: boolean): number {
@@ -177,7 +177,7 @@ export class Shares {
 		return stale ? Math.min(Math.max(...this.steps), 2 * typical + 2) : typical;
 	}
 
-	/** Rule held: what waits for the look, fixed at our first answer: half of what is free; alone, the last slot. */
+	/** Share, held: what waits for the look, fixed at our first answer: half of what is free; alone, the last slot. */
 	held(): number {
 		const t = this.current;
 		if (!t || !t.marks.length) return 0;
@@ -189,7 +189,7 @@ export class Shares {
 	}
 
 	/**
-	 * Rule base: beside others, no more before the look than we took in the last window. What was
+	 * Share, base: beside others, no more before the look than we took in the last window. What was
 	 * freed since (a process of ours that ran out) goes at the look: every process of ours would
 	 * take it at once, and the other client's part with it.
 	 */
@@ -199,7 +199,7 @@ export class Shares {
 	}
 
 	/**
-	 * Rule speed: 0 (one request may go now) or the milliseconds to wait. A run of `wanting` that
+	 * Speed (`decide`): 0 (one request may go now) or the milliseconds to wait. A run of `wanting` that
 	 * fits what is `left` less what is kept goes at once (within `base`); otherwise it takes down to
 	 * what is held, and the rest from the look's start on (`lookAt`: the window's last slot).
 	 */
