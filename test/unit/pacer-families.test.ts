@@ -209,6 +209,18 @@ describe('the families of the pacer’s promises, in the model', () => {
 		);
 	});
 
+	it('planted: a pacer that reads nothing from its 429s (Shares.refused) does not see a client join where the node took the window, and F2 says so', () => {
+		const refusedPastTheirWindow = () =>
+			sweep('F2', 1, 50).failures.filter((f) => f.verdict.refusedAfter > 0).length;
+		expect(refusedPastTheirWindow()).toBe(0);
+		planted(
+			'refused',
+			() => undefined,
+			() => expect(refusedPastTheirWindow()).toBeGreaterThan(10),
+			Shares,
+		);
+	});
+
 	it('planted: a pacer whose look never waits (Shares.held nothing) does not see a client join, and F2 says so', () => {
 		const refusedPastTheirWindow = () =>
 			sweep('F2', 1, 50).failures.filter((f) => f.verdict.refusedAfter > 0).length;
