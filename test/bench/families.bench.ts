@@ -5,6 +5,7 @@
 import { writeFileSync } from 'fs';
 import path from 'path';
 
+import type { Member } from '../harness/families';
 import { benchMember, describeMember, judge } from '../harness/families';
 import type { ModelResult } from '../harness/rateModel';
 import type { Json, Log } from './runner';
@@ -25,6 +26,20 @@ import { windowsSvg } from './windowsSvg';
 
 /** The user's picture of the rate limit (docs/retries-and-rate-limit.md), from the first F1 member. */
 const PICTURE = path.join(__dirname, '../../docs/rate-limit-windows.svg');
+
+/** The picture's title: what the node sent beside what, in a user's words. */
+export function pictureTitle(member: Member): string {
+	const c = member.cotenant;
+	const how = !c
+		? ''
+		: c.kind === 'bursting'
+			? `${c.rate} at once ${c.phaseMs ? `${c.phaseMs / 1000} s into` : 'at the start of'} each minute`
+			: c.kind === 'spreading'
+				? `${c.rate} spread over each minute`
+				: `${c.rate} a minute at random moments`;
+	const items = member.processes.reduce((a, p) => a + p.items, 0);
+	return `${items} upserts beside another client sending ${how}, at 120 a minute`;
+}
 
 /**
  * The node's requests and the co-tenant's in a run's request log, as the model's result (client 0:
@@ -117,8 +132,7 @@ export async function familiesAt60() {
 			const verdict = judge(member, model);
 			if (family === 'F1' && !pictured) {
 				pictured = true;
-				const title = `${member.processes[0].items} upserts beside a client sending ${c?.rate} per window (${c?.kind}), ${LIMIT} per 60 s`;
-				writeFileSync(PICTURE, windowsSvg(model.log, LIMIT, title));
+				writeFileSync(PICTURE, windowsSvg(model.log, LIMIT, pictureTitle(member)));
 			}
 			((results.families ??= {}) as Json)[variant] = { seed: member.seed, member, verdict };
 			row(

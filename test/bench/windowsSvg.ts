@@ -31,11 +31,12 @@ export function windowsSvg(log: ModelResult['log'], limit: number, title: string
 	const counts = perWindowCounts(log);
 	const most = Math.max(limit, ...counts.map((c) => c.reduce((a, b) => a + b, 0)));
 	const [left, top, barW, gap, plotH] = [50, 40, 44, 16, 220];
-	const width = left + counts.length * (barW + gap) + 20;
+	// Wide enough for the bars, the title and the legend (about 7 px a character at 12 to 14 px).
+	const width = Math.max(left + counts.length * (barW + gap) + 20, left + title.length * 7.5, 320);
 	const height = top + plotH + 40 + PARTS.length * 18;
 	const y = (n: number) => top + plotH - (n / most) * plotH;
 	const out = [
-		`<svg xmlns="http://www.w3.org/2000/svg" width="${Math.max(width, 420)}" height="${height}" font-family="sans-serif" font-size="12">`,
+		`<svg xmlns="http://www.w3.org/2000/svg" width="${Math.ceil(width)}" height="${height}" font-family="sans-serif" font-size="12">`,
 		`<text x="${left}" y="20" font-size="14">${escape(title)}</text>`,
 		`<line x1="${left}" y1="${y(limit)}" x2="${width - 10}" y2="${y(limit)}" stroke="#555" stroke-dasharray="4 3"/>`,
 		`<text x="4" y="${y(limit) + 4}">${limit}</text>`,
