@@ -246,7 +246,11 @@ export function errorText(error: unknown, depth = 0): string {
  * Every runNode() call goes through it.
  */
 export function assertNoSecret(apiKey: string, ...things: unknown[]): void {
-	if (!apiKey || apiKey.length < 8) return;
+	// A key of a few characters would be found by chance in any output: such a check proves nothing.
+	if (!apiKey || apiKey.length < 8)
+		throw new Error(
+			`assertNoSecret needs the run's API key, 8 characters at least (got ${apiKey?.length ?? 0})`,
+		);
 	const forms = keyForms(apiKey);
 	for (const thing of things) {
 		const text =
@@ -386,13 +390,17 @@ export async function runNode(options: {
 			credentials: options.credentials,
 		});
 	} catch (error) {
-		// n8n refuses to start a workflow whose static parameters have issues (as the editor shows them).
+		// n8n refuses to start a workflow whose static parameters have issues (as the editor shows them):
+		// its refusal and what was logged meanwhile are checked as any run's, and the lines cleared.
+		const logs = logLines.splice(0);
+		assertNoSecret(options.credentials.apiKey, error, logs.join('\n'));
 		return {
 			items: [],
 			errorItems: [],
 			hints: [],
 			error: error as ExecutionError,
 			run: { data: runExecutionData } as unknown as IRun,
+			logs,
 		};
 	}
 	const task = run.data.resultData.runData[node.name]?.[0];

@@ -435,6 +435,12 @@ export const lost = (r: ModelResult): number => r.clients.reduce((a, c) => a + c
 /** Requests answered 429 on the wire. */
 export const refused = (r: ModelResult): number => r.log.filter((e) => !e.ok).length;
 
+/** The least of some figures; none is an error, not `Infinity` (which passes any lower bound). */
+export function least(xs: number[]): number {
+	if (xs.length === 0) throw new Error('No figures to judge: the run had no whole window');
+	return Math.min(...xs);
+}
+
 /**
  * How far some windows fell short of the limit, added up: the node's processes, which take one
  * another for other clients, may lose one window's worth in all (docs/pacer.md).

@@ -1,0 +1,76 @@
+/**
+ * The harness's own checks, each planted once: a run n8n refuses to start is checked for the key
+ * and clears the log lines it captured; a planted function stays planted across an await.
+ */
+import { logLines } from '../harness/engine';
+import { useSandbox } from '../harness/fixtures';
+import { planted } from '../harness/planted';
+
+const env = useSandbox();
+
+describe('the harness checks every run, also one n8n refuses to start', () => {
+	// Customer Get with no customer: the editor's issue ("Customer" is required), n8n refuses the run.
+	const refused = { resource: 'customer', operation: 'get', customerId: '' };
+
+	it('a refused run is a refusal n8n names, and the check passes on a clean one', async () => {
+		const { error, items } = await env.run(refused);
+		expect(error?.name).toBe('WorkflowHasIssuesError');
+		expect(items).toEqual([]);
+		expect(env.sandbox.requests()).toEqual([]);
+	});
+
+	it('planted: a key logged during a run n8n refuses is caught in that run, not blamed on the next', async () => {
+		logLines.push(`debug planted Authorization: Bearer ${env.apiKey}`);
+		await expect(env.run(refused)).rejects.toThrow(/leaked/);
+		expect(logLines).toEqual([]);
+		const { error } = await env.run(refused);
+		expect(error?.name).toBe('WorkflowHasIssuesError');
+	});
+
+	it('planted: a key of a few characters is refused by the check, which could not tell a leak from chance', async () => {
+		await expect(env.run(refused, { apiKey: 'k3y' })).rejects.toThrow(/8 characters at least/);
+	});
+});
+
+describe('a planted function', () => {
+	class Target {
+		value(): string {
+			return 'original';
+		}
+	}
+
+	it('is planted for a test that returns nothing, and put back when it ends', () => {
+		planted(
+			'value',
+			() => 'planted',
+			() => expect(new Target().value()).toBe('planted'),
+			Target,
+		);
+		expect(new Target().value()).toBe('original');
+	});
+
+	it('stays planted across an await in an async test, and is put back when its promise settles, also when it rejects', async () => {
+		await planted(
+			'value',
+			() => 'planted',
+			async () => {
+				await new Promise((resolve) => setImmediate(resolve));
+				expect(new Target().value()).toBe('planted');
+			},
+			Target,
+		);
+		expect(new Target().value()).toBe('original');
+		await expect(
+			planted(
+				'value',
+				() => 'planted',
+				async () => {
+					await Promise.resolve();
+					throw new Error('the test failed');
+				},
+				Target,
+			),
+		).rejects.toThrow('the test failed');
+		expect(new Target().value()).toBe('original');
+	});
+});
