@@ -5,6 +5,7 @@
 import { logLines } from '../harness/engine';
 import { useSandbox } from '../harness/fixtures';
 import { planted } from '../harness/planted';
+import { least } from '../harness/rateModel';
 
 const env = useSandbox();
 
@@ -29,6 +30,14 @@ describe('the harness checks every run, also one n8n refuses to start', () => {
 
 	it('planted: a key of a few characters is refused by the check, which could not tell a leak from chance', async () => {
 		await expect(env.run(refused, { apiKey: 'k3y' })).rejects.toThrow(/8 characters at least/);
+	});
+});
+
+describe('a lower bound on the model’s figures', () => {
+	it('fails on no figures, where Math.min gives Infinity and any bound would pass', () => {
+		expect(Math.min(...[])).toBeGreaterThanOrEqual(0.95 * 120);
+		expect(() => least([])).toThrow(/No figures to judge/);
+		expect(least([120, 114, 119])).toBe(114);
 	});
 });
 
