@@ -29,7 +29,7 @@ function issue(poolName: string, code: string, customerId: string): void {
 }
 
 describe('Customer → Merge', () => {
-	it('applies rules 1 to 6 and reports every counter', async () => {
+	it('hands on the report of a merge the sandbox carries out by the API’s rules 1 to 6 (test/sandbox/merge.ts): every counter and warning, and the customers as stored', async () => {
 		const winner = await customer({
 			phone: '+15550104000',
 			additionalFields: { fullName: 'Winner' },
