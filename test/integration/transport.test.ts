@@ -177,7 +177,7 @@ describe('limiters that write their reset other ways, or were spent before the r
 
 describe('a limiter that frees slots one at a time (no Retry-After)', () => {
 	it.each(['seconds', 'seconds-floor'] as const)(
-		'a sliding log of 10 per 4 s, reset as %s: 25 upserts, none lost, at most one 429 per reset waited for, in three bursts as the slots free (four with the first window’s look), none a window late',
+		'a sliding log of 10 per 4 s, reset as %s: 25 upserts, each done once, at most one 429 per reset waited for',
 		async (resetFormat) => {
 			sandbox.rateLimit = {
 				enabled: true,
@@ -204,25 +204,15 @@ describe('a limiter that frees slots one at a time (no Retry-After)', () => {
 			console.log(
 				`sliding log, ${resetFormat}: bursts of ${bursts.map((b) => b.length).join(', ')}, ${pauses.map((p) => (p / 1000).toFixed(2)).join(' and ')} s apart, ${refused} answered 429`,
 			);
-			// 10 at once, 10 as the first ten free their slots 4 s later, 5 more 4 s after that. Rounded
-			// down, "0" says only that the next slot frees within the second, which the pacer may wait
-			// out (a probe, then the rest up to a second later: one burst here). How close to the
-			// minimum the whole run comes is a figure of time, measured by the model test and the
-			// benchmark (75 at 30 per 6 s: 1.012x), never asserted on this machine's clock: a loaded
-			// machine once took 10.6 s for the 9.2 s these usually take. What holds under any load:
-			// three bursts, each as soon as slots free and no later than a window after it. The first
-			// window's last slot waits for its look (docs/pacer.md),
-			// which frees only at the next window's end: one burst more at most.
-			// (The second burst may pass one request to the third, 10, 9, 6: one refused at the probe,
-			// or a slot of the first burst that freed late on a loaded machine.) The probe at a reset
-			// may land after part of the last burst's slots freed (a loaded machine): the reset it
-			// names, soon, still shows a limiter that refills. Rounded down, "0" says only that the next
-			// slot frees within the second: each of the two resets waited for may be probed once before it.
+			// The bursts and their pauses are printed, not asserted: they are times on this machine's
+			// clock (a loaded machine once took 10.6 s for the 9.2 s these usually take). One burst per
+			// window as the slots free is held in simulated time (test/unit/pacer-refills.test.ts, 500
+			// members); here, what holds under any load: every item done once, and at most one 429 per
+			// reset waited for (rounded down, "0" says only that the next slot frees within the second:
+			// each of the two resets may be probed once before it).
+			expect(sandbox.stats().distinctPhones).toBe(25);
+			expect(ok).toHaveLength(25);
 			expect(refused).toBeLessThanOrEqual(resetFormat === 'seconds' ? 1 : 2);
-			expect(bursts.length).toBeGreaterThanOrEqual(3);
-			expect(bursts.length).toBeLessThanOrEqual(4);
-			expect(bursts[0].length).toBeGreaterThanOrEqual(9);
-			for (const pause of pauses) expect(pause).toBeLessThan(2 * 4000);
 		},
 		30_000,
 	);
