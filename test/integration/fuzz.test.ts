@@ -122,13 +122,43 @@ describe('fuzzing every operation', () => {
 		operations = operationsOf(type.description.properties);
 	});
 
+	it('a dropdown, a list of choices or a set of fields given what the editor never gives (an expression’s result) is refused, naming the item, the field and the choices, before any request', async () => {
+		env.sandbox.clearRequests();
+		const cases: Array<[INodeParameters, RegExp]> = [
+			[
+				{ resource: 'customer', operation: 'find', findBy: 'fax' },
+				/^Item 1: "Find By" must be Phone, Email or Messenger Identity, got "fax"$/,
+			],
+			[
+				{ resource: 'template', operation: 'getMany', templateStatus: {} },
+				/^Item 1: "Status" must be a list of /,
+			],
+			[
+				{
+					resource: 'promoCode',
+					operation: 'getMany',
+					poolId: { __rl: true, mode: 'id', value: '0b80c2f6-8544-58fc-a174-8910599372fb' },
+					filters: 'only issued',
+				},
+				/^Item 1: "Filters → Search" must be text, got function$/,
+			],
+		];
+		for (const [parameters, message] of cases) {
+			const { error } = await env.run(parameters);
+			expect(error?.name).toBe('NodeOperationError');
+			expect(error?.message).toMatch(message);
+			expect((error as { context?: { unexpected?: string } }).context?.unexpected).toBeUndefined();
+		}
+		expect(env.sandbox.requests()).toEqual([]);
+	});
+
 	it('covers every operation of the node, as the registry lists them', () => {
 		expect(operations.map((o) => `${o.resource}.${o.operation}`).sort()).toEqual(
 			operationKeys().sort(),
 		);
 	});
 
-	it('fails only with NodeOperationError or NodeApiError, sends nothing when the input is invalid, and never bends a path', async () => {
+	it('never crashes (every failure a refusal of the node’s, the API’s, or n8n’s own refusal to start a workflow missing a required field), sends nothing when the input is invalid, never bends a path, and reaches the API', async () => {
 		env.sandbox.rateLimit = { ...env.sandbox.rateLimit, enabled: false };
 		const [customer] = await env.ok({
 			resource: 'customer',
@@ -139,6 +169,8 @@ describe('fuzzing every operation', () => {
 		const customerId = String(customer.id);
 		let cases = 0;
 		let locallyRefused = 0;
+		let notStarted = 0;
+		let reachedApi = 0;
 		for (const { resource, operation, fields } of operations) {
 			// A resource locator always arrives as {mode, value} from the editor; only its value is hostile.
 			const hostileFor = (p: INodeProperties) =>
@@ -175,10 +207,20 @@ describe('fuzzing every operation', () => {
 					env.sandbox.clearRequests();
 					const { error } = await env.run(parameters, { items: [{ json: { x: 1 } }] });
 					const requests = env.sandbox.requests();
-					if (error) {
-						expect(['NodeOperationError', 'NodeApiError', 'WorkflowHasIssuesError']).toContain(
-							error.name,
-						);
+					if (requests.length > 0) reachedApi++;
+					if (error?.name === 'WorkflowHasIssuesError') {
+						// n8n refuses to start it, as the editor shows a required field empty: no crash.
+						notStarted++;
+						expect(requests).toEqual([]);
+					} else if (error) {
+						// A crash is told by what the router marks on it (asNodeError), not by its class:
+						// an unexpected TypeError leaves as a NodeOperationError too.
+						const context = (error as { context?: { unexpected?: string } }).context;
+						expect({ crash: context?.unexpected, message: error.message }).toEqual({
+							crash: undefined,
+							message: error.message,
+						});
+						expect(['NodeOperationError', 'NodeApiError']).toContain(error.name);
 						if (/^Item \d+: "/.test(error.message)) {
 							locallyRefused++;
 							expect({ message: error.message, requests: requests.map((r) => r.path) }).toEqual({
@@ -194,8 +236,10 @@ describe('fuzzing every operation', () => {
 		}
 		expect(cases).toBeGreaterThanOrEqual(operationKeys().length * RUNS_PER_OPERATION);
 		expect(locallyRefused).toBeGreaterThan(100);
+		// Not vacuous: many runs went through to the sandbox (with plausible values).
+		expect(reachedApi).toBeGreaterThan(100);
 		console.log(
-			`fuzz: ${cases} parameter sets over ${operations.length} operations, ${locallyRefused} refused locally`,
+			`fuzz: ${cases} parameter sets over ${operations.length} operations, ${locallyRefused} refused locally, ${notStarted} not started by n8n, ${reachedApi} reached the API`,
 		);
 	}, 600_000);
 });

@@ -2,12 +2,15 @@ import type {
 	IDataObject,
 	IExecuteFunctions,
 	INodeExecutionData,
+	INodeProperties,
+	INodePropertyOptions,
 	IPairedItemData,
 	NodeExecutionHint,
 } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { asNodeError, errorItem, logFailure } from './errorItems';
+import { invalidInput } from '../helpers/validate';
 import type { Grouping, Operation } from './node.type';
 import { operationOf } from './resources';
 import { pacerSharePercentOf } from '../helpers/pacerShare';
@@ -88,7 +91,10 @@ async function runItems(
 		const results = await Promise.all(
 			indexes.map(
 				async (i) =>
-					await settle(ctx, i, { item: i }, async () => await operation.execute.call(ctx, i)),
+					await settle(ctx, i, { item: i }, async () => {
+						checkShapes(ctx, operation, i);
+						return await operation.execute.call(ctx, i);
+					}),
 			),
 		);
 		for (const result of results) output.push(...result);
@@ -96,9 +102,62 @@ async function runItems(
 	return output;
 }
 
+/**
+ * A dropdown's value or a collection's shape the editor always gives right, arriving otherwise
+ * (an expression's result, edited JSON): refused naming the item, the field and the choices,
+ * before the operation reads it. Fields n8n does not show are not read.
+ */
+function checkShapes(ctx: IExecuteFunctions, operation: Operation, itemIndex: number): void {
+	const absent = Symbol('absent');
+	const refuse = (field: string, problem: string, fix: string) =>
+		invalidInput(ctx.getNode(), itemIndex, field, problem, fix);
+	for (const field of operation.description) {
+		const listed = !field.typeOptions?.loadOptionsMethod;
+		const choice = field.type === 'options' || field.type === 'multiOptions';
+		const collection = field.type === 'collection' || field.type === 'fixedCollection';
+		if (!(choice && listed) && !collection) continue;
+		const value = ctx.getNodeParameter(field.name, itemIndex, absent as never) as unknown;
+		if (value === absent || value === undefined) continue;
+		if (choice) {
+			const choices = (field.options ?? []) as INodePropertyOptions[];
+			const names = choices.map((c) => c.name);
+			const list = `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
+			const known = (v: unknown) => choices.some((c) => c.value === v);
+			const ok =
+				field.type === 'options' ? known(value) : Array.isArray(value) && value.every(known);
+			if (!ok)
+				throw refuse(
+					field.displayName,
+					`must be ${field.type === 'options' ? '' : 'a list of '}${list}, got ${JSON.stringify(value)}`,
+					`Choose ${list} in "${field.displayName}".`,
+				);
+			continue;
+		}
+		if (typeof value !== 'object' || value === null || Array.isArray(value))
+			throw refuse(
+				field.displayName,
+				`must be a set of fields, got ${JSON.stringify(value)}`,
+				'Add its fields with "Add Field" (or, in an expression, give an object).',
+			);
+		// n8n reads a collection given as text by its fields' names: "abc".search is a function.
+		for (const inner of (field.type === 'collection' ? field.options : []) as INodeProperties[]) {
+			const got = (value as IDataObject)[inner.name];
+			const text =
+				inner.type === 'string' && !['string', 'number', 'undefined'].includes(typeof got);
+			if (typeof got === 'function' || (text && got !== null))
+				throw refuse(
+					`${field.displayName} → ${inner.displayName}`,
+					`must be ${inner.type === 'string' ? 'text' : `a ${inner.type}`}, got ${typeof got}`,
+					`Give "${field.displayName}" as its fields (an object), not as text.`,
+				);
+		}
+	}
+}
+
 /** A declared grouping: each item is read into its group (a bad item fails alone), then each group runs once. */
 async function runGroups(
 	ctx: IExecuteFunctions,
+	operation: Operation,
 	grouping: Grouping<unknown>,
 	count: number,
 ): Promise<INodeExecutionData[]> {
@@ -107,6 +166,7 @@ async function runGroups(
 	for (let i = 0; i < count; i++) {
 		output.push(
 			...(await settle(ctx, i, { item: i }, async () => {
+				checkShapes(ctx, operation, i);
 				const { key, part } = await grouping.prepare.call(ctx, i);
 				const group = groups.get(key) ?? { parts: [], items: [] };
 				group.parts.push(part);
@@ -151,7 +211,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	checkPacerShare(this);
 	const grouping = operation.group;
 	const output = grouping?.applies.call(this)
-		? await runGroups(this, grouping, count)
+		? await runGroups(this, operation, grouping, count)
 		: await runItems(this, operation, count);
 	if (output.length === 0 && runsAsTool(this)) return [nothingMatched(operation)];
 	const hints = runsAsTool(this) ? [] : hintsOf(this, operation, output);

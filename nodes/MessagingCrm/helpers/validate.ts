@@ -79,7 +79,11 @@ export function asNodeError(
 		return error;
 	}
 	const message = error instanceof Error ? error.message : String(error);
-	return itemError(ctx.getNode(), itemIndex, message);
+	// Neither the node's refusal nor the API's answer: a crash. n8n gets a clear error all the
+	// same; its context names what was thrown, which tells it from a refusal.
+	const crash = itemError(ctx.getNode(), itemIndex, message);
+	crash.context.unexpected = error instanceof Error ? error.name : typeof error;
+	return crash;
 }
 
 /** A field's name as a caller reads it in a sentence: "Messengers → row 1 → Type" as "Messengers, row 1, Type". */
