@@ -2,7 +2,7 @@
  * Workflow 1 run by `n8n execute` in real n8n: the newest 2.x tested here and the newest 1.x (for
  * self-hosters who have not moved to 2.x).
  */
-import { readdirSync, readFileSync, statSync } from 'fs';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'fs';
 import path from 'path';
 
 import type { Sandbox } from '../sandbox/server';
@@ -153,22 +153,29 @@ describe.each([N8N_VERSION, N8N_V1_VERSION])(
 			const output = `${result.stdout}\n${result.stderr}`;
 			expect(output).toContain('internal_error: Upstream failed (key [redacted])');
 			// Everything n8n wrote: its output, and every file of its user folder (database, event log).
-			const files: string[] = [];
-			const walk = (p: string) =>
-				statSync(p).isDirectory()
-					? readdirSync(p).forEach((f) => walk(path.join(p, f)))
-					: files.push(p);
-			walk(path.join(options.userFolder, '.n8n'));
+			const folder = path.join(options.userFolder, '.n8n');
+			const filesOf = (p: string): string[] =>
+				statSync(p).isDirectory() ? readdirSync(p).flatMap((f) => filesOf(path.join(p, f))) : [p];
 			const forms = [apiKey, encodeURIComponent(apiKey), JSON.stringify(apiKey).slice(1, -1)];
 			const holding = (text: string) => forms.some((form) => text.includes(form));
+			const leaking = () => filesOf(folder).filter((f) => holding(readFileSync(f, 'latin1')));
 			expect(holding(output)).toBe(false);
-			expect(files.filter((f) => holding(readFileSync(f, 'latin1')))).toEqual([]);
+			expect(leaking()).toEqual([]);
 			// Not vacuous: the failed execution, with the redacted error, is in what was scanned.
 			expect(
-				files.filter((f) => readFileSync(f, 'latin1').includes('Upstream failed (key [redacted])'))
-					.length,
+				filesOf(folder).filter((f) =>
+					readFileSync(f, 'latin1').includes('Upstream failed (key [redacted])'),
+				).length,
 			).toBeGreaterThan(0);
-			expect(holding(`planted ${apiKey}`)).toBe(true);
+			// Planted once: a file of n8n's folder holding the key, URL-encoded, is found by the same scan.
+			const planted = path.join(folder, 'planted.log');
+			writeFileSync(planted, `GET /x?key=${encodeURIComponent(apiKey)}`, { mode: 0o600 });
+			try {
+				expect(leaking()).toEqual([planted]);
+			} finally {
+				rmSync(planted);
+			}
+			expect(leaking()).toEqual([]);
 		});
 	},
 );

@@ -34,6 +34,24 @@ export async function until(
 	}
 }
 
+/**
+ * That something does not happen: `check` stays true for `forMs` (polled every 250 ms). For what
+ * must not follow an action (a second resume, a message sent twice), where no event marks that it
+ * never will: `forMs` is longer than anything it rules out could be late.
+ */
+export async function holdsFor(
+	what: string,
+	check: () => boolean | Promise<boolean>,
+	forMs = 3_000,
+): Promise<void> {
+	const deadline = Date.now() + forMs;
+	for (;;) {
+		if (!(await check())) throw new Error(`No longer true: ${what}`);
+		if (Date.now() >= deadline) return;
+		await new Promise((resolve) => setTimeout(resolve, 250));
+	}
+}
+
 /** The executions of a workflow, newest first, as the Executions list shows them. */
 export async function executions(
 	session: Session,

@@ -18,6 +18,7 @@ import { ensureN8n, N8N_V1_VERSION, N8N_VERSION, prepareUserFolder, ROOT, startN
 import type { Session } from './rest';
 import {
 	executions,
+	holdsFor,
 	postToWebhook,
 	publishInEditor,
 	retryExecution,
@@ -182,9 +183,10 @@ describe.each([N8N_VERSION, N8N_V1_VERSION])('Send and Wait for Response in n8n 
 			expect(preview.status).toBe(200);
 			expect(await preview.text()).toContain('Approve</button>');
 		}
-		await new Promise((resolve) => setTimeout(resolve, 1000));
-		const [still] = await executions(session, workflows.approval.id);
-		expect(still.status).toBe('waiting');
+		await holdsFor(
+			'the execution waiting after the link previews',
+			async () => (await executions(session, workflows.approval.id))[0]?.status === 'waiting',
+		);
 		const page = await open(links.Approve);
 		await page.getByRole('button', { name: 'Approve' }).click();
 		await page.getByText('Your answer has been recorded').waitFor();
@@ -200,11 +202,12 @@ describe.each([N8N_VERSION, N8N_V1_VERSION])('Send and Wait for Response in n8n 
 			'No action required',
 		);
 		await page.close();
-		await new Promise((resolve) => setTimeout(resolve, 1000));
-		expect(await executions(session, workflows.approval.id)).toHaveLength(1);
-		expect(
-			customerMessages(sandbox, anna).filter((m) => m.text?.startsWith('Answer:')),
-		).toHaveLength(1);
+		await holdsFor(
+			'one execution and one answer',
+			async () =>
+				(await executions(session, workflows.approval.id)).length === 1 &&
+				customerMessages(sandbox, anna).filter((m) => m.text?.startsWith('Answer:')).length === 1,
+		);
 	});
 
 	it("a person's double press: the message's bold on the page, the button disabled once pressed, the thank-you page and no JSON, the execution resumed once", async () => {
@@ -230,8 +233,7 @@ describe.each([N8N_VERSION, N8N_V1_VERSION])('Send and Wait for Response in n8n 
 				(await executions(session, workflows.approval.id)).find((e) => e.id === execution)
 					?.status === 'success',
 		);
-		await new Promise((resolve) => setTimeout(resolve, 1000));
-		expect(answers()).toBe(before + 1);
+		await holdsFor('one answer for the double press', () => answers() === before + 1);
 	});
 
 	it('example 8 run twice from the editor: Anna is asked twice and, each time she says yes, thanked', async () => {
@@ -327,7 +329,9 @@ describe.each([N8N_VERSION, N8N_V1_VERSION])('Send and Wait for Response in n8n 
 				return list.filter((e) => e.retryOf === failed).every((e) => e.status !== 'running');
 			});
 		}
-		await new Promise((resolve) => setTimeout(resolve, 1000));
-		expect(customerMessages(sandbox, anna)).toHaveLength(asked);
+		await holdsFor(
+			'nothing sent by the retries',
+			() => customerMessages(sandbox, anna).length === asked,
+		);
 	});
 });

@@ -423,19 +423,46 @@ describe(`a running n8n ${N8N_VERSION}`, () => {
 			await page.screenshot({ path: path.join(SCREENSHOTS, 'send-and-wait-panel.png') });
 		});
 
+		/** The Messaging CRM tools of an example that are on the canvas, by name. */
+		async function toolsOnCanvas(id: string): Promise<string[]> {
+			const tools = exampleWorkflow(id).nodes.filter(
+				(node) => node.type === 'n8n-nodes-messaging-crm.messagingCrmTool',
+			);
+			const shown: string[] = [];
+			for (const tool of tools) {
+				const onCanvas = page.locator(
+					`[data-test-id="canvas-node"][data-node-name="${tool.name}"]`,
+				);
+				if ((await onCanvas.count()) === 1) shown.push(tool.name);
+			}
+			return shown;
+		}
+
 		it('shows the AI agent example with its five Messaging CRM tools, and saves screenshots', async () => {
 			await showWorkflow(AGENT_WORKFLOW_ID);
+			expect(await toolsOnCanvas(AGENT_WORKFLOW_ID)).toHaveLength(5);
 			await page.screenshot({ path: path.join(SCREENSHOTS, 'agent-workflow.png') });
 			await openNode(AGENT_WORKFLOW_ID, 'Send text');
-			await page
-				.locator('[data-test-id="parameter-input-toolDescription"]')
-				.first()
-				.waitFor({ timeout: 30_000 });
+			const description = page.locator('[data-test-id="parameter-input-toolDescription"]').first();
+			await description.waitFor({ timeout: 30_000 });
+			// The tool's description, as the agent reads it, is shown filled in.
+			expect(
+				(await description.locator('textarea, input').first().inputValue()).length,
+			).toBeGreaterThan(20);
 			await page.screenshot({ path: path.join(SCREENSHOTS, 'agent-tool-panel.png') });
 		});
 
 		it('shows the MCP server example, its trigger and five tools, and saves a screenshot', async () => {
 			await showWorkflow(MCP_WORKFLOW_ID);
+			expect(await toolsOnCanvas(MCP_WORKFLOW_ID)).toHaveLength(5);
+			const trigger = exampleWorkflow(MCP_WORKFLOW_ID).nodes.find((node) =>
+				node.type.endsWith('.mcpTrigger'),
+			);
+			expect(
+				await page
+					.locator(`[data-test-id="canvas-node"][data-node-name="${trigger?.name}"]`)
+					.count(),
+			).toBe(1);
 			await page.screenshot({ path: path.join(SCREENSHOTS, 'mcp-workflow.png') });
 		});
 
