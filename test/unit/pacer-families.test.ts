@@ -209,28 +209,21 @@ describe('the families of the pacer’s promises, in the model', () => {
 		);
 	});
 
-	it('planted: a pacer that reads nothing from its 429s (Shares.refused) does not see a client join where the node took the window, and F2 says so', () => {
+	it('planted: a pacer whose look never waits (Shares.held nothing) or that reads nothing from its 429s (Shares.refused) does not see a client join, and F2 says so', () => {
 		const refusedPastTheirWindow = () =>
 			sweep('F2', 1, 50).failures.filter((f) => f.verdict.refusedAfter > 0).length;
+		// As it is, none of 50; planted away, 29 and 27.
 		expect(refusedPastTheirWindow()).toBe(0);
-		planted(
-			'refused',
-			() => undefined,
-			() => expect(refusedPastTheirWindow()).toBeGreaterThan(10),
-			Shares,
-		);
-	});
-
-	it('planted: a pacer whose look never waits (Shares.held nothing) does not see a client join, and F2 says so', () => {
-		const refusedPastTheirWindow = () =>
-			sweep('F2', 1, 50).failures.filter((f) => f.verdict.refusedAfter > 0).length;
-		expect(refusedPastTheirWindow()).toBeLessThanOrEqual(1);
-		planted(
-			'held',
-			() => 0,
-			() => expect(refusedPastTheirWindow()).toBeGreaterThan(10),
-			Shares,
-		);
+		for (const [rule, replacement] of [
+			['held', () => 0],
+			['refused', () => undefined],
+		] as const)
+			planted(
+				rule,
+				replacement,
+				() => expect(refusedPastTheirWindow()).toBeGreaterThan(10),
+				Shares,
+			);
 	});
 
 	it('F3, processes of the node: at least 49 of the first 50 members hold; never letting go of what another process spent (Shares.slack a whole minute) fails 6 more', () => {
