@@ -128,7 +128,7 @@ function checkShapes(ctx: IExecuteFunctions, operation: Operation, itemIndex: nu
 			if (!ok)
 				throw refuse(
 					field.displayName,
-					`must be ${field.type === 'options' ? '' : 'a list of '}${list}, got ${JSON.stringify(value)}`,
+					`must be ${field.type === 'options' ? '' : 'a list of '}${list}, got ${shown(value)}`,
 					`Choose ${list} in "${field.displayName}".`,
 				);
 			continue;
@@ -136,7 +136,7 @@ function checkShapes(ctx: IExecuteFunctions, operation: Operation, itemIndex: nu
 		if (typeof value !== 'object' || value === null || Array.isArray(value))
 			throw refuse(
 				field.displayName,
-				`must be a set of fields, got ${JSON.stringify(value)}`,
+				`must be a set of fields, got ${shown(value)}`,
 				'Add its fields with "Add Field" (or, in an expression, give an object).',
 			);
 		// n8n reads a collection given as text by its fields' names: "abc".search is a function.
@@ -152,6 +152,12 @@ function checkShapes(ctx: IExecuteFunctions, operation: Operation, itemIndex: nu
 				);
 		}
 	}
+}
+
+/** A value as a refusal quotes it: its JSON, 60 characters at most. */
+function shown(value: unknown): string {
+	const json = JSON.stringify(value) ?? String(value);
+	return json.length > 60 ? `${json.slice(0, 57)}...` : json;
 }
 
 /** A declared grouping: each item is read into its group (a bad item fails alone), then each group runs once. */
