@@ -161,6 +161,12 @@ describe('Send → Best Available: the order', () => {
 		expect(sends()).toEqual(['max']);
 	});
 
+	it('takes the order as comma-separated text from an expression, as the list', async () => {
+		const out = await run(best(dmitri, { messengerOrder: '={{ "whatsapp, max, telegram" }}' }));
+		expect(out.items[0].json).toMatchObject({ sent_via: 'max', tried: [] });
+		expect(sends()).toEqual(['max']);
+	});
+
 	it("fails before any send when the order names none of the customer's messengers", async () => {
 		const out = await run(best(chloe, { messengerOrder: ['vk', 'max'] }));
 		expect(out.items[0].json.error).toBe(

@@ -122,9 +122,13 @@ function checkShapes(ctx: IExecuteFunctions, operation: Operation, itemIndex: nu
 			const choices = (field.options ?? []) as INodePropertyOptions[];
 			const names = choices.map((c) => c.name);
 			const list = `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
-			const known = (v: unknown) => choices.some((c) => c.value === v);
+			// A list may come as text from an expression (the operation reads it: Best Available's
+			// order), and its values are the operation's to judge; only its shape is checked here.
+			const plain = (v: unknown) => typeof v === 'string' || typeof v === 'number';
 			const ok =
-				field.type === 'options' ? known(value) : Array.isArray(value) && value.every(known);
+				field.type === 'options'
+					? choices.some((c) => c.value === value)
+					: typeof value === 'string' || (Array.isArray(value) && value.every(plain));
 			if (!ok)
 				throw refuse(
 					field.displayName,
