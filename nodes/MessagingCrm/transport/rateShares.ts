@@ -222,8 +222,7 @@ export class Shares {
 		if (now < lookAt) return inLook >= 2 ? 0 : lookAt - now;
 		const first = (t?.marks[0]?.others ?? 0) === 0;
 		// The last slot is the first sender's in the window: the others leave it, and room for theirs.
-		const atLook = Math.max(this.kept(now, lookAt), p ? 0 : this.atRate(now, resetAt));
-		const last = left - Math.max(atLook, rate) - (first ? 0 : guard + 1);
+		const last = left - Math.max(this.kept(now, lookAt), rate) - (first ? 0 : guard + 1);
 		// Past the reset, a probe or the next answer shows the new window: a poll, never a spin.
 		return last >= 1 ? 0 : Math.max(20, resetAt - now);
 	}
