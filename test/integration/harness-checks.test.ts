@@ -6,6 +6,7 @@ import { logLines } from '../harness/engine';
 import { useSandbox } from '../harness/fixtures';
 import { planted } from '../harness/planted';
 import { least } from '../harness/rateModel';
+import { holdsFor } from '../e2e/rest';
 
 const env = useSandbox();
 
@@ -38,6 +39,23 @@ describe('a lower bound on the model’s figures', () => {
 		expect(Math.min(...[])).toBeGreaterThanOrEqual(0.95 * 120);
 		expect(() => least([])).toThrow(/No figures to judge/);
 		expect(least([120, 114, 119])).toBe(114);
+	});
+});
+
+describe('a check that nothing more happens (holdsFor, the e2e tests’ second resume)', () => {
+	it('planted: a second resume 2 s late is caught by a 3 s hold, where a 1 s look would have passed', async () => {
+		let resumes = 1;
+		const late = setTimeout(() => resumes++, 2_000);
+		try {
+			await new Promise((resolve) => setTimeout(resolve, 1_000));
+			expect(resumes).toBe(1);
+			await expect(holdsFor('one resume', () => resumes === 1)).rejects.toThrow(
+				'No longer true: one resume',
+			);
+		} finally {
+			clearTimeout(late);
+		}
+		await holdsFor('one resume from here on', () => resumes === 2, 500);
 	});
 });
 
