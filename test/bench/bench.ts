@@ -65,7 +65,11 @@ async function main() {
 		cores: os.cpus().length,
 		memory_gb: Math.round(os.totalmem() / 1024 ** 3),
 		node: process.version,
-		n8n_core: require('n8n-core/package.json').version as string,
+		n8n_core: (
+			JSON.parse(readFileSync(require.resolve('n8n-core/package.json'), 'utf8')) as {
+				version: string;
+			}
+		).version,
 		when: new Date().toISOString(),
 	};
 	// Rows have different numbers of cells: each column as wide as its widest cell.

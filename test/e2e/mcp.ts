@@ -1,6 +1,10 @@
 /** An MCP client of n8n's MCP Server Trigger, as the end-to-end tests connect one. */
+// The SDK's "./*" export maps a path ending in .js to a ".js.d.ts" for types, which ESLint's
+// resolver cannot find (TypeScript reads the SDK's typesVersions instead, and Node the .js).
+/* eslint-disable import-x/no-unresolved */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+/* eslint-enable import-x/no-unresolved */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 /** Where example 6's MCP Server Trigger listens once published. */

@@ -298,12 +298,12 @@ export function installPackage(folder: string, tarball = packedPackage()): strin
 	};
 	run('tar', ['-xzf', tarball, '-C', target, '--strip-components=1'], nodes);
 	const manifest = path.join(target, 'package.json');
-	const {
-		devDependencies: _dev,
-		peerDependencies: _peer,
-		optionalDependencies: _optional,
-		...pkg
-	} = JSON.parse(readFileSync(manifest, 'utf8')) as Record<string, unknown> & { version: string };
+	const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as Record<string, unknown> & {
+		version: string;
+	};
+	delete pkg.devDependencies;
+	delete pkg.peerDependencies;
+	delete pkg.optionalDependencies;
 	writeFileSync(manifest, JSON.stringify(pkg, null, 2));
 	run(
 		'npm',

@@ -105,6 +105,7 @@ describe("docs/architecture.md's worked example, followed in a scratch copy", ()
 		const key = path.basename(step1.file, '.operation.ts');
 		const resource = path.basename(path.dirname(step1.file));
 		const nodeFile = path.join(scratch, 'dist/nodes/MessagingCrm/MessagingCrm.node.js');
+		// eslint-disable-next-line @typescript-eslint/no-require-imports -- the copy's build, by its path
 		const { MessagingCrm } = require(nodeFile) as { MessagingCrm: new () => INodeType };
 		const values = new MessagingCrm().description.properties
 			.filter(
@@ -117,6 +118,7 @@ describe("docs/architecture.md's worked example, followed in a scratch copy", ()
 
 	it('in its barest configuration it answers from the sandbox, and a re-run of the same input is the stored answer (its key)', async () => {
 		// The copy's own harness and sandbox: its dist, its new route, its barest configurations.
+		// eslint-disable-next-line @typescript-eslint/no-require-imports -- the copy's files, by their paths
 		const copy = <T>(file: string) => require(path.join(scratch, file)) as T;
 		const { startSandbox } = copy<typeof import('../sandbox/server')>('test/sandbox/server');
 		const { runNode } = copy<typeof import('../harness/engine')>('test/harness/engine');

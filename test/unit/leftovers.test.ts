@@ -9,14 +9,15 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import path from 'path';
 
+// Plain JavaScript: Jest's global setup and teardown load it as it is.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { leftovers, describeLeftovers, changedInHome, unwatched } =
-	require('../harness/leftovers') as {
-		leftovers: (dir: string) => Found;
-		describeLeftovers: (found: Found) => string;
-		changedInHome: (home: string, sinceMs: number, skip?: string[]) => Found;
-		unwatched: (home: string, env: Record<string, string | undefined>) => string[];
-	};
+const guard = require('../harness/leftovers') as {
+	leftovers: (dir: string) => Found;
+	describeLeftovers: (found: Found) => string;
+	changedInHome: (home: string, sinceMs: number, skip?: string[]) => Found;
+	unwatched: (home: string, env: Record<string, string | undefined>) => string[];
+};
+const { leftovers, describeLeftovers, changedInHome, unwatched } = guard;
 type Found = Array<{ file: string; holdsKey: boolean }>;
 
 describe('the guard against files left by a test run', () => {
