@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * `npm run bench`: the node against n8n's HTTP Request node doing the same calls, in one run,
  * through n8n's execution engine, against the sandbox in its own process (so memory figures are

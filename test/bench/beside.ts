@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * Another client of the benchmark's key (test/bench/cotenant.ts in a process of its own) and what a
  * run's request log says of it and of the node, window by window: shared by the sections that run

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * Another client of the benchmark's key (the company's own backend) in a process of its own, with
  * its own clock and timers: it reads `GET /agents` on a schedule, each request sent without waiting

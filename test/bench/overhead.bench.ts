@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * `npm run bench -- overhead`. The node's own cost per item beside n8n's HTTP Request node, in
  * memory and time.

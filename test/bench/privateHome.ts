@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * Imported first by the benchmark, before n8n's packages: what they write in the home folder
  * (n8n-core's ~/.n8n, the Snowflake SDK that n8n-nodes-base loads: ~/.cache/snowflake) goes to a

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * `npm run bench -- queue`. Queue mode in real n8n: PostgreSQL, Redis, main and workers, at the
  * limit.

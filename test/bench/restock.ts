@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * Uploads `count` codes from a CSV binary through n8n's engine and measures the process's peak
  * resident memory and heap above the baseline taken just before (the CSV and its base64 included),

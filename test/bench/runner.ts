@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * What every section of the benchmark (test/bench/*.bench.ts) shares: the sandbox in its own
  * process and its control routes, n8n's HTTP Request node to compare with, the rows and results

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * The model sweep: many random members of each family of the pacer's promises
  * (test/harness/families.ts), in simulated time, with the seed and the worst member printed so that

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * One benchmark job in a fresh process, as a queue-mode worker or a new n8n process would run
  * it. Started by bench.ts with a JSON job in BENCH_JOB; prints `ready`, waits for a line on

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * `npm run dev`: the package (built by the npm script before this runs) inside a real n8n, against
  * the sandbox with its demo company. The first run installs n8n into .cache/ (a few minutes);

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * The processes `npm run dev` started, found through /proc (Linux; no tool needed): to stop every one of them
  * whatever state the start was in, and for the test that checks nothing is left and every port

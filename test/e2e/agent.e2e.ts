@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * The node as a tool of n8n's AI Agent, in a running n8n 2.x and 1.x: the example workflow "AI agent
  * answers a customer" (Chat Trigger → AI Agent with n8n's OpenAI Chat Model and five Messaging

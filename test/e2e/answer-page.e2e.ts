@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * The answer page in Chromium, served with the headers the node sends (its Content-Security-Policy
  * included) by a server that takes 800 ms to record a press, as n8n takes to resume an execution:

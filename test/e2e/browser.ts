@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /** The editor in headless Chromium (Debian's), logged in as the n8n owner, for the e2e tests. */
 import { existsSync } from 'fs';
 

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * A no-code builder's first hour, in the real editor (n8n 2.x, headless Chromium): two first
  * workflows (Create or Update → Send a message; Pool Became Low → Upload promo codes) built through

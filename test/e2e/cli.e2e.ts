@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * Workflow 1 run by `n8n execute` in real n8n: the newest 2.x tested here and the newest 1.x (for
  * self-hosters who have not moved to 2.x).

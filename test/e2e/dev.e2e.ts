@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions, no-console -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * `npm run dev:queue` as a newcomer meets it, run through npm as the README says, in a private
  * home (DEV_HOME) on ports of its own: the examples imported, published and run under PostgreSQL

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * One install at a time into a folder of .cache/: Jest runs two end-to-end files at once, and both
  * may find n8n missing on a fresh clone. The first takes the lock (a folder made atomically, with

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/require-node-api-error -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /** An MCP client of n8n's MCP Server Trigger, as the end-to-end tests connect one. */
 // The SDK's "./*" export maps a path ending in .js to a ".js.d.ts" for types, which ESLint's
 // resolver cannot find (TypeScript reads the SDK's typesVersions instead, and Node the .js).

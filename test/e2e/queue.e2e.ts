@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-hardcoded-secrets, no-console -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * n8n's queue mode: main (webhooks, the polling trigger, the API) and two workers pulling
  * executions from Redis, PostgreSQL holding workflows, executions and the trigger's static data;

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/require-node-api-error, no-console -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * n8n's queue mode on this machine, for `npm run dev:queue` and the queue-mode e2e tests:
  * PostgreSQL and Redis from Debian's packages (installed when missing), started on loopback ports

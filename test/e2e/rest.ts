@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /** n8n's REST calls the e2e tests make as the editor would: executions, Retry, webhooks. */
 
 export interface Session {

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * Message → Send and Wait for Response in real n8n, the newest 2.x and the newest 1.x: a published
  * workflow asks Anna on Telegram; the test reads the message the sandbox received, opens its link

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-hardcoded-secrets -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * A running n8n (`n8n start`) with the package installed: an active trigger workflow fires once
  * for a change made in the sandbox, and the editor, in headless Chromium, shows the node with its

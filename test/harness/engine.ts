@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * Runs the package the way n8n does: loaded from dist/ by n8n-core's PackageDirectoryLoader,
  * executed by WorkflowExecute, credentials authenticated through their own `authenticate`

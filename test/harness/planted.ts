@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * A safety check planted away: runs `test` with one of a class's own functions (the Pacer's, by
  * default) replaced, and puts it back when the test ends: at once for a test that returns nothing,

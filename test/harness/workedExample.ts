@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * The worked example of docs/architecture.md ("adding an endpoint") as steps a program can make:
  * read from the doc's text, each the file it names and what goes into it. Used by

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * `npm run bench`, interrupted, leaves nothing running: the sandbox it started (and with it the
  * workers, the co-tenant and n8n of the sections that start them) ends with it on SIGINT and

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * A no-code builder's first workflow, through n8n's engine against the sandbox: a
  * repeat that says it is one, errors that say what to do next, dropdowns in plain words, a

@@ -1,3 +1,4 @@
+/* eslint-disable no-console -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * Chaos: a seeded run of 2,000 mixed operations (upserts, sends, variable sets, uploads, stage
  * moves) against a sandbox injecting 429s, 502s, 503s, resets (before and after the work), slow

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 import { byId, byMode, useSandbox } from '../harness/fixtures';
 import { DEMO } from '../sandbox/store';
 

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * docs/architecture.md's worked example ("adding an endpoint"), followed as a reader follows it:
  * its numbered steps are read from the doc (the file each names, its code block or the code at

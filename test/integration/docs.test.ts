@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * The README and docs/ cannot drift from the node: the operations tables hold exactly the built
  * node's resources and operations, the trigger's table every event it offers, and every relative

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * Property-based: for every resource and operation, generated parameter sets (wrong types, missing
  * fields, bounds ±1, odd Unicode, huge strings, injection-looking text). The node either succeeds

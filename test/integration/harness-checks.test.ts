@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * The harness's own checks, each planted once: a run n8n refuses to start is checked for the key
  * and clears the log lines it captured; a planted function stays planted across an await.

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * A server that is not the sandbox's well-behaved self: one that echoes the request's headers (the
  * API key among them) in its error answers, one that answers with an ID that would bend a path,

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions, no-console -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * What is published: the `npm pack` tarball, unpacked, passes n8n's own verification scanner
  * (`@n8n/scan-community-package`'s analyzePackage, run as n8n runs it), holds only what n8n needs,

@@ -1,3 +1,4 @@
+/* eslint-disable no-console -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * The trigger's messenger events in n8n's engine against the sandbox, whose clock is moved
  * forward as time passing would move it: Customer Wrote, Window Closing Soon, Window Closed.

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 import { Logger } from '@n8n/backend-common';
 import { Container } from '@n8n/di';
 import type { INodeParameters } from 'n8n-workflow';

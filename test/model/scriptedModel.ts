@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * A scripted language model for tests: a small OpenAI-compatible chat-completions server on
  * loopback. n8n's own OpenAI Chat Model node talks to it through its credential's base URL, so

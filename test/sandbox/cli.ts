@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * `npm run sandbox`: the sandbox on a fixed port with the demo company, for trying the node by
  * hand or with `npm run dev`. Prints its URL, a demo key with every scope and the control token.

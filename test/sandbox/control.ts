@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * The control surface under /__sandbox/ (tests, benchmarks, `npm run dev`): only with the header
  * `X-Sandbox-Token`, and never with an API key. See the README beside this file.

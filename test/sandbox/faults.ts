@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * Misbehaviour on purpose: faults injected for the next requests to a path, and seeded random
  * chaos. The pipeline asks `take` for each API request and `applyFault` answers for a fault.

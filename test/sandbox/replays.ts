@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * The sandbox's idempotency (step 7 of its pipeline, server.ts): a repeat with the same key
  * within 24 hours returns the stored answer and does nothing, the same key with another body is

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * The sandbox's HTTP server and request pipeline: keys, rate limit, routing, body, scope,
  * idempotency, the operation, and the request log. Steps 1, 2 and 7 do their work in auth.ts,

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * Jest runs two end-to-end files at a time (jest.e2e.config.js): no two may listen on one port,
  * n8n's task brokers and queue mode's workers included (test/e2e/ports.ts).

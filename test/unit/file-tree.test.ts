@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * The tree stays easy to find one's way in: no source file of the package over 400 lines and no
  * file under test/ over 600 (a file past it holds two concerns, and the next reader should find

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * Two end-to-end files that find n8n missing at once install it once (test/e2e/installLock.ts):
  * the second waits for the first; a lock left by a stopped run is taken over.

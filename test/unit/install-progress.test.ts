@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * The first install of n8n prints a progress line every few seconds whatever its output is (npm's
  * own progress shows only on a terminal, and CI and `> file` are not one).

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-hardcoded-secrets -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * The guard of every test run (test/harness/leftovers.js, Jest's globalTeardown): what it reports
  * when a run leaves files behind. Planted here: a leftover credentials file holding a key, an empty

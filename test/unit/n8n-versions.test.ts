@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * The n8n releases the package is run in are set in one place (test/e2e/n8n.ts) and the docs name
  * them from there: every "n8n 2.x.y" or "n8n 1.x.y" in the README and docs/ is one of the two,

@@ -1,3 +1,4 @@
+/* eslint-disable no-console -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * The pacer's promises as properties over families of cases (test/harness/families.ts), checked
  * on random members in the model. F4 (alone) holds on every member and is held here; F1 to F3 and

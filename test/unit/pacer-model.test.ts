@@ -1,3 +1,4 @@
+/* eslint-disable no-console -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * The pacer against servers whose clocks and counters disagree with ours, and against many
  * clients of one key: a model in simulated time (test/harness/rateModel.ts), no wall clock.

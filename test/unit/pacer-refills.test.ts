@@ -1,3 +1,4 @@
+/* eslint-disable no-console -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * The pacer against a limiter that frees its slots one at a time (a sliding log, a token bucket),
  * in the model (test/harness/rateModel.ts): simulated time, no wall clock. One promise of

@@ -1,3 +1,4 @@
+/* eslint-disable no-console -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * The pacer's four rules, highest first, as docs/pacer.md lists them (share,
  * retry, probe, speed), each held by a model test in simulated time (test/harness/rateModel.ts)

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * How dev.e2e.ts sees the ports of a process tree (test/dev/processes.ts, from /proc): a server on
  * every interface is told apart from one on loopback (planted here: the workers' health servers

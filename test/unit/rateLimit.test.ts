@@ -1,3 +1,4 @@
+/* eslint-disable no-console -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 import {
 	parseRateLimitHeaders,
 	parseReset,
