@@ -88,12 +88,13 @@ describe("docs/architecture.md's worked example, followed in a scratch copy", ()
 
 	it('then the format check, the lint, the build and the type check pass', () => {
 		const changed = edits.map((e) => e.file).filter((f) => f.endsWith('.ts'));
-		// `npm run lint` is n8n's ESLint configuration, run twice over the whole package; the files
-		// the example does not touch are this run's own, linted by `npm test` already.
+		// `npm run lint` is n8n's ESLint configuration, run twice over the whole package (the second
+		// pass with test/eslint.config.mjs, the stricter); the files the example does not touch are
+		// this run's own, linted by `npm test` already.
 		const linted = changed.filter((f) => /^(nodes|credentials)\//.test(f));
 		for (const [command, args] of [
 			['npx', ['prettier', '--check', ...changed]],
-			['npx', ['eslint', '--max-warnings', '0', ...linted]],
+			['npx', ['eslint', '-c', 'test/eslint.config.mjs', '--max-warnings', '0', ...linted]],
 			['npm', ['run', 'build']],
 			['npm', ['run', 'typecheck']],
 		] as const) {
