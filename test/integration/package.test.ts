@@ -37,6 +37,8 @@ const pkg = JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'ut
 	repository: { url: string };
 	author: { name: string; email: string };
 	license: string;
+	n8n: { nodes: string[]; credentials: string[] };
+	dependencies?: Record<string, string>;
 };
 const readme = readFileSync(path.join(PACKAGE_ROOT, 'README.md'), 'utf8');
 
@@ -67,6 +69,11 @@ function files(dir: string, base = dir): string[] {
 		const p = path.join(dir, f);
 		return statSync(p).isDirectory() ? files(p, base) : [path.relative(base, p)];
 	});
+}
+
+/** Runs of letters outside A to Z (accented Latin, other scripts); symbols and punctuation pass. */
+function otherLetters(text: string): string[] {
+	return text.match(/(?:(?![A-Za-z])\p{L})+/gu) ?? [];
 }
 
 describe('the published package', () => {
@@ -243,6 +250,30 @@ describe('release hygiene', () => {
 		expect(pkg.author.email).toMatch(/^[^@\s]+@[^@\s]+\.[a-z]+$/);
 		expect(pkg.license).toBe('MIT');
 		expect(readFileSync(path.join(PACKAGE_ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
+	});
+
+	it("one service per package, as n8n's verification asks: one node and its trigger, one credential, no runtime dependency", () => {
+		expect(pkg.n8n.nodes).toEqual([
+			'dist/nodes/MessagingCrm/MessagingCrm.node.js',
+			'dist/nodes/MessagingCrm/MessagingCrmTrigger.node.js',
+		]);
+		expect(pkg.n8n.credentials).toEqual(['dist/credentials/MessagingCrmApi.credentials.js']);
+		expect(pkg.dependencies ?? {}).toEqual({});
+	});
+
+	it("the node's interface is written in the English alphabet: no letter outside A to Z in nodes/ or credentials/", () => {
+		const sources = ['nodes', 'credentials'].flatMap((dir) =>
+			files(path.join(PACKAGE_ROOT, dir))
+				.filter((f) => /\.(ts|json)$/.test(f))
+				.map((f) => `${dir}/${f}`),
+		);
+		expect(sources.length).toBeGreaterThan(50);
+		const found = sources.flatMap((f) =>
+			otherLetters(readFileSync(path.join(PACKAGE_ROOT, f), 'utf8')).map((l) => `${f}: ${l}`),
+		);
+		expect(found).toEqual([]);
+		// Planted: a French label, and a word in another script, are caught; arrows and dashes pass.
+		expect(otherLetters("displayName: 'Prénom du client' → 'Имя' – …")).toEqual(['é', 'Имя']);
 	});
 
 	it('every documentation link of the codex files and the credential points at a page of docs/ in the repository, without an anchor', () => {
