@@ -8,11 +8,41 @@
 // - everywhere else (test/ and the top-level tool configurations) a disable that disables nothing
 //   is an error. A file under test/ that must do what a node may not (Node's modules and globals,
 //   child processes, the console, the sandbox's keys) says so in one disable of those of n8n's
-//   rules for nodes at its top; `npx n8n-node lint`, which lints test/ too, honours it.
+//   rules for nodes at its top; `npx n8n-node lint`, which lints test/ too, honours it;
+// - the JavaScript files (the top-level tool configurations, test/dev/, the run's guard in
+//   test/harness/), for which n8n's configuration has no rules, get ESLint's recommended ones
+//   (from ESLint's own @eslint/js), as CommonJS under Node.
+import { createRequire } from 'node:module';
+
 import { config } from '@n8n/node-cli/eslint';
 
+const js = createRequire(import.meta.resolve('eslint'))('@eslint/js');
+/** Node's globals that the JavaScript files may use. */
+const node = Object.fromEntries(
+	[
+		'__dirname',
+		'__filename',
+		'Buffer',
+		'clearInterval',
+		'clearTimeout',
+		'console',
+		'process',
+		'setImmediate',
+		'setInterval',
+		'setTimeout',
+		'URL',
+	].map((name) => [name, 'readonly']),
+);
+
 export default [
+	// Made by runs, not written: Jest's coverage report, the tools' caches and installs.
+	{ ignores: ['coverage/', '.cache/'] },
 	...config,
+	{
+		files: ['**/*.js'],
+		...js.configs.recommended,
+		languageOptions: { sourceType: 'commonjs', globals: node },
+	},
 	{ linterOptions: { reportUnusedDisableDirectives: 'error' } },
 	{
 		files: ['nodes/**', 'credentials/**', 'package.json'],

@@ -5,8 +5,9 @@
  * test/eslint.config.mjs for `npm run lint`'s second pass): `n8n-node cloud-support` calls the
  * package eligible, and `n8n-node lint`, in strict mode, passes. Planted in the copy: a node file
  * that reads `process.env` fails `n8n-node lint` on n8n's rule; the same read behind an inline
- * disable, which n8n's default configuration honours, fails the second pass; an eslint.config.mjs
- * with a line added fails strict mode.
+ * disable, which n8n's default configuration honours, fails the second pass, as do a test file's
+ * disable that disables nothing and an undefined name in JavaScript; an eslint.config.mjs with a
+ * line added fails strict mode.
  */
 import { spawnSync } from 'child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'fs';
@@ -111,6 +112,33 @@ describe("n8n's tool in a copy of the package: Cloud support, its lint, and what
 			expect(out).toContain(RULE);
 		} finally {
 			unlinkSync(path.join(copy, PLANTED));
+		}
+	}, 120_000);
+
+	it("planted: the tests' side of the second pass fails a disable that disables nothing and an undefined name in JavaScript", () => {
+		const files = {
+			'test/unit/stale.test.ts': `/* eslint-disable no-console -- a test's code, not the node's */\nexport const sum = 1 + 1;\n`,
+			'test/dev/undefined.js': 'module.exports = () => notDefined;\n',
+		};
+		for (const [file, text] of Object.entries(files)) {
+			mkdirSync(path.dirname(path.join(copy, file)), { recursive: true });
+			writeFileSync(path.join(copy, file), text);
+		}
+		try {
+			const { status, out } = run(copy, path.join(copy, 'node_modules/.bin/eslint'), [
+				'-c',
+				'test/eslint.config.mjs',
+				'--max-warnings',
+				'0',
+				...Object.keys(files),
+			]);
+			expect(status).not.toBe(0);
+			expect(out).toMatch(
+				/Unused eslint-disable directive \(no problems were reported from 'no-console'\)/,
+			);
+			expect(out).toMatch(/'notDefined' is not defined\s+no-undef/);
+		} finally {
+			for (const file of Object.keys(files)) unlinkSync(path.join(copy, file));
 		}
 	}, 120_000);
 
