@@ -1,4 +1,8 @@
-/** An MCP client of n8n's MCP Server Trigger, as the end-to-end tests connect one. */
+/**
+ * An MCP client of n8n's MCP Server Trigger, as the end-to-end tests connect one; and of n8n 2.x's
+ * own MCP server (`/mcp-server/http`), whose workflow-builder tools (search_nodes, get_node_types)
+ * are the ones n8n's AI Workflow Builder reads nodes through.
+ */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -39,4 +43,22 @@ export async function connectMcp(
 export function textOf(result: unknown): string {
 	const { content } = result as CallToolResult;
 	return content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+}
+
+/**
+ * n8n 2.x's own MCP server, as Settings → MCP access turns it on for the signed-in owner: access
+ * enabled, a fresh MCP API key (rotated, so its value is given in full), a client connected with it.
+ */
+export async function connectInstanceMcp(n8nUrl: string, cookie: string): Promise<Client> {
+	const headers = { cookie, 'Content-Type': 'application/json', 'browser-id': 'e2e' };
+	const enabled = await fetch(`${n8nUrl}/rest/mcp/settings`, {
+		method: 'PATCH',
+		headers,
+		body: JSON.stringify({ mcpAccessEnabled: true }),
+	});
+	if (!enabled.ok) throw new Error(`Enabling MCP access answered ${enabled.status}`);
+	const rotated = await fetch(`${n8nUrl}/rest/mcp/api-key/rotate`, { method: 'POST', headers });
+	const body = (await rotated.json()) as { data?: { apiKey?: string } };
+	if (!body.data?.apiKey) throw new Error(`The MCP API key answered ${rotated.status}`);
+	return await connectMcp(new URL(`${n8nUrl}/mcp-server/http`), body.data.apiKey);
 }
