@@ -290,7 +290,7 @@ describe("The node's own refusal, as the API's would read: Ben Okafor on WhatsAp
 		// n8n's log says what happened: refused after that read, before any message was sent.
 		expect(tool.logs?.filter((l) => l.includes('Messaging CRM'))).toEqual([
 			expect.stringMatching(
-				/^warn Messaging CRM "Send_text", item 1 refused before any message was sent: bizchat_window_closed: Item 1: /,
+				/^warn Messaging CRM "Send_text", item 1 refused before any message was sent: bizchat_window_closed: The 24-hour window on whatsapp is closed at \S+; use a template \[item 1\]$/,
 			),
 		]);
 	});
@@ -312,7 +312,7 @@ describe("The node's own refusal, as the API's would read: Ben Okafor on WhatsAp
 	it("in the editor: the item's error names the item and the fields, as before, and carries the code in its details", async () => {
 		const stopped = await env.run(toBen);
 		expect(stopped.error?.message).toMatch(
-			/^Item 1: the 24-hour window on whatsapp is closed at \S+; use a template$/,
+			/^The 24-hour window on whatsapp is closed at \S+; use a template \[item 1\]$/,
 		);
 		expect(stopped.error?.description).toBe(
 			"Free-form text is only allowed within 24 hours of the customer's last message on this messenger. Switch Content to Business-Chat Template, or set If the 24-Hour Window Is Closed to Send a Template Instead.",

@@ -168,7 +168,7 @@ describe('bad input fails its item before any request, naming the item and the f
 	it.each(cases)('%s', async (_name, parameters, message) => {
 		const { error } = await env.run(parameters);
 		expect(error?.name).toBe('NodeOperationError');
-		expect(error?.message).toMatch(/^Item 1: /);
+		expect(error?.message).toMatch(/ \[item 1\]$/);
 		expect(error?.message).toMatch(message);
 		expect(env.sandbox.requests()).toHaveLength(0);
 	});

@@ -236,7 +236,7 @@ describe('retries', () => {
 		sandbox.injectFault({ path: '/agents', count: 10, kind: 'html', status: 502 });
 		const { error } = await getAgents();
 		expect(error?.message).toMatch(
-			/^bad_gateway: The API answered 502 without its error envelope: 502 Bad Gateway/,
+			/^bad_gateway: The API answered 502 without its usual envelope: 502 Bad Gateway/,
 		);
 		expect(sandbox.requests()).toHaveLength(5);
 	});
