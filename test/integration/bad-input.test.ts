@@ -170,6 +170,11 @@ describe('bad input fails its item before any request, naming the item and the f
 		expect(error?.name).toBe('NodeOperationError');
 		expect(error?.message).toMatch(/ \[item 1\]$/);
 		expect(error?.message).toMatch(message);
+		// n8n's UX guidelines: how to fix it comes with it, and none of the words they ask to avoid.
+		expect(error?.description).toMatch(/^[A-Z].{10,}/);
+		expect(`${error?.message} ${error?.description}`).not.toMatch(
+			/\b(errors?|problems?|failures?|mistakes?)\b/i,
+		);
 		expect(env.sandbox.requests()).toHaveLength(0);
 	});
 

@@ -100,6 +100,17 @@ beforeAll(async () => {
 	);
 });
 
+describe('credentials', () => {
+	it('the API key is a password field; no other field holds a secret', async () => {
+		const [, , credential] = await described();
+		const fields = credential.description.properties;
+		expect(fields.find((p) => p.name === 'apiKey')?.typeOptions?.password).toBe(true);
+		expect(
+			fields.filter((p) => /key|secret|token|password/i.test(p.name) && p.name !== 'apiKey'),
+		).toEqual([]);
+	});
+});
+
 describe('copy', () => {
 	it('placeholders start with "e.g." (the buttons of collections say what they add)', () => {
 		const wrong = all
@@ -109,6 +120,15 @@ describe('copy', () => {
 			.map(([where, p]) => `${where}: ${String(p.placeholder)}`);
 		expect(wrong).toEqual([]);
 		expect(all.filter(([, p]) => p.placeholder?.startsWith('e.g. ')).length).toBeGreaterThan(10);
+	});
+
+	it("a parameter named in a description or hint is in single quotes ('Try Messengers In Order'), never in double", () => {
+		const names = [...new Set(all.map(([, p]) => p.displayName))].filter((n) => n.length > 3);
+		const texts = all.flatMap(([w, p]) =>
+			[p.description, p.hint].filter((t): t is string => typeof t === 'string').map((t) => [w, t]),
+		);
+		const doubled = texts.filter(([, t]) => names.some((n) => t.includes(`"${n}"`)));
+		expect(doubled).toEqual([]);
 	});
 
 	it('a boolean’s description starts with "Whether"', () => {
