@@ -25,7 +25,7 @@ const cases: Array<[string, INodeParameters, RegExp]> = [
 	[
 		'no identifier at all on create',
 		{ resource: 'customer', operation: 'upsert' },
-		/no identifier: "Phone", "Email" and "Messengers" are all empty/,
+		/No identifier: "Phone", "Email" and "Messengers" are all empty/,
 	],
 	[
 		'a malformed email on create',

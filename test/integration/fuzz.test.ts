@@ -221,7 +221,7 @@ describe('fuzzing every operation', () => {
 							message: error.message,
 						});
 						expect(['NodeOperationError', 'NodeApiError']).toContain(error.name);
-						if (/^Item \d+: "/.test(error.message)) {
+						if (/^".+ \[item \d+\]$/s.test(error.message)) {
 							locallyRefused++;
 							expect({ message: error.message, requests: requests.map((r) => r.path) }).toEqual({
 								message: error.message,

@@ -45,6 +45,11 @@ export function withItem(what: string, itemIndex: number): string {
 	return `${what.charAt(0).toUpperCase()}${what.slice(1)} [item ${itemIndex + 1}]`;
 }
 
+/** A message without the item withItem appended: a tool caller knows no items. */
+export function withoutItem(message: string): string {
+	return message.replace(/ \[item \d+\]$/, '');
+}
+
 /** An item's failure that is not the API's: "What happened [item N]", what to do, and its refusal. */
 export function itemError(
 	node: INode,
