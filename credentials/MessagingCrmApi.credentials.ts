@@ -44,7 +44,7 @@ export class MessagingCrmApi implements ICredentialType {
 			type: 'string',
 			default: '',
 			required: true,
-			placeholder: 'https://api.example.com/company/v1',
+			placeholder: 'e.g. https://api.example.com/company/v1',
 			description:
 				'The address every API path is relative to, as shown on the API tab of the company settings. A trailing slash is fine.',
 		},

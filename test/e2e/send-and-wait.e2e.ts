@@ -28,6 +28,7 @@ import {
 } from './rest';
 import type { WorkflowJson } from './setup';
 import { answerIn, asking, FORM, linksIn, press } from './askWorkflows';
+import { connectInstanceMcp, textOf } from './mcp';
 import {
 	apiCustomer,
 	customerMessages,
@@ -39,6 +40,23 @@ import {
 	setupOwner,
 } from './setup';
 import { N8N_PORTS } from './ports';
+
+const ACTION = 'n8n-nodes-messaging-crm.messagingCrm';
+const TRIGGER = 'n8n-nodes-messaging-crm.messagingCrmTrigger';
+
+/** A node type as n8n serves it to the editor (`/types/nodes.json`), the fields read here. */
+interface ServedType {
+	name: string;
+	properties: Array<{
+		name: string;
+		type: string;
+		default: unknown;
+		displayOptions?: { show?: Record<string, unknown[]> };
+		builderHint?: { propertyHint?: string };
+	}>;
+	codex?: { subcategories?: Record<string, string[]> };
+	builderHint?: { searchHint?: string; relatedNodes?: Array<{ nodeType: string }> };
+}
 
 /** Example 8, "Confirm an appointment", and the demo customer it asks (Anna Petrova). */
 const EXAMPLE_8 = 'mcrmConfirmAppt01';
@@ -151,15 +169,16 @@ describe.each([N8N_VERSION, N8N_V1_VERSION])('Send and Wait for Response in n8n 
 		return page;
 	}
 
-	it("n8n 2.x offers the node as the human review step of an AI Agent's tool calls (Human in the Loop); 1.x has no such step", async () => {
+	/** The node types as n8n serves them to the editor. */
+	async function servedTypes(): Promise<ServedType[]> {
 		const response = await fetch(`${n8n.url}/types/nodes.json`, {
 			headers: { cookie: session.cookie },
 		});
-		const types = (await response.json()) as Array<{
-			name: string;
-			properties: Array<{ name: string; type: string; default: unknown }>;
-			codex?: { subcategories?: Record<string, string[]> };
-		}>;
+		return (await response.json()) as ServedType[];
+	}
+
+	it("n8n 2.x offers the node as the human review step of an AI Agent's tool calls (Human in the Loop); 1.x has no such step", async () => {
+		const types = await servedTypes();
 		const review = types.find((t) => t.name === 'n8n-nodes-messaging-crm.messagingCrmHitlTool');
 		if (version.startsWith('1.')) return expect(review).toBeUndefined();
 		expect(review).toBeDefined();
@@ -169,6 +188,72 @@ describe.each([N8N_VERSION, N8N_V1_VERSION])('Send and Wait for Response in n8n 
 		expect(property('message')?.type).toBe('string');
 		expect(property('approvalOptions')?.type).toBe('fixedCollection');
 		expect(JSON.stringify(review!.codex)).toContain('Human in the Loop');
+	});
+
+	it("n8n 2.x serves the AI Workflow Builder's hints to the editor and to the builder's own tools (search_nodes, get_node_types); 1.x loads the package beside them", async () => {
+		const types = await servedTypes();
+		const served = (name: string) => types.find((t) => t.name === name);
+		const action = served(ACTION);
+		const trigger = served(TRIGGER);
+		// Loaded, with their fields, in both majors (1.x reads no builderHint and ignores it).
+		expect(action?.properties.some((p) => p.name === 'resource')).toBe(true);
+		expect(trigger?.properties.some((p) => p.name === 'events')).toBe(true);
+		if (version.startsWith('1.')) return;
+		expect(action!.builderHint?.searchHint).toMatch(/send a WhatsApp, Telegram/);
+		expect(trigger!.builderHint?.searchHint).toMatch(/a watched customer wrote/);
+		// Every related node is one this n8n serves: the builder can wire it.
+		const related = [action!, trigger!].flatMap((t) =>
+			(t.builderHint?.relatedNodes ?? []).map((r) => r.nodeType),
+		);
+		expect(related).toEqual(
+			expect.arrayContaining([
+				'n8n-nodes-base.formTrigger',
+				'n8n-nodes-base.scheduleTrigger',
+				'n8n-nodes-base.if',
+				'@n8n/n8n-nodes-langchain.agent',
+			]),
+		);
+		expect(related.filter((name) => !served(name))).toEqual([]);
+		// The four parameters a builder gets wrong, on Send and Send and Wait (the customer everywhere).
+		const hinted = (name: string, resource?: string) =>
+			action!.properties
+				.filter((p) => p.name === name)
+				.filter((p) => !resource || p.displayOptions?.show?.resource?.includes(resource))
+				.map((p) => p.builderHint?.propertyHint ?? '');
+		for (const [name, resource] of [
+			['customerId', undefined],
+			['messengerType', 'message'],
+			['templateVariables', 'message'],
+			['responseType', 'message'],
+		] as const) {
+			expect(hinted(name, resource).length).toBeGreaterThan(0);
+			expect(hinted(name, resource).filter((hint) => hint.length < 80)).toEqual([]);
+		}
+		// The builder's tools, through n8n's own MCP server: the search shows the hint and the related
+		// nodes with why; the type definition carries the parameters' hints.
+		const client = await connectInstanceMcp(n8n.url, session.cookie);
+		try {
+			const found = textOf(
+				await client.callTool({ name: 'search_nodes', arguments: { queries: ['promo code'] } }),
+			);
+			expect(found).toContain(ACTION);
+			expect(found).toContain('send a WhatsApp, Telegram');
+			expect(found).toContain('n8n-nodes-base.formTrigger');
+			expect(found).toContain('Collect a lead on a form');
+			const definition = textOf(
+				await client.callTool({
+					name: 'get_node_types',
+					arguments: {
+						nodeIds: [{ nodeId: ACTION, resource: 'message', operation: 'sendAndWait' }],
+					},
+				}),
+			);
+			expect(definition).toContain('@builderHint A resource locator { __rl: true, mode, value }');
+			expect(definition).toContain('@builderHint The messenger type, not the customer');
+			expect(definition).toContain('@builderHint What the customer answers');
+		} finally {
+			await client.close();
+		}
 	});
 
 	it("a link preview's GET of Approve resumes nothing; the person presses Approve on the page and the execution goes on with approved: true", async () => {

@@ -101,7 +101,7 @@ describe('Pipeline → Get Many', () => {
 			parameters: { resource: 'pipeline', operation: 'getMany', agentId: 'sales bot' },
 			credentials: creds(),
 		});
-		expect(error?.message).toMatch(/^Item 1: "Agent" must be a UUID/);
+		expect(error?.message).toMatch(/^"Agent" must be a UUID.* \[item 1\]$/);
 		expect(sandbox.requests()).toHaveLength(0);
 	});
 });
@@ -122,7 +122,7 @@ describe('Continue on fail', () => {
 		const errors = items.filter((i) => i.json.error);
 		expect(errors).toHaveLength(1);
 		expect(errors[0].pairedItem).toEqual({ item: 1 });
-		expect(errors[0].json.error).toMatch(/Item 2: "Agent" must be a UUID/);
+		expect(errors[0].json.error).toMatch(/^"Agent" must be a UUID.* \[item 2\]$/);
 		expect(items.filter((i) => (i.pairedItem as { item: number }).item === 0)).toHaveLength(1);
 		expect(items.filter((i) => (i.pairedItem as { item: number }).item === 2)).toHaveLength(2);
 		expect(sandbox.requests()).toHaveLength(2);

@@ -45,7 +45,7 @@ describe('As a tool of the AI Agent', () => {
 		const id = await blockedCustomer();
 		const node = await env.run(send(id));
 		expect(node.error?.message).toBe(
-			'recipient_unreachable: The customer cannot be reached on this messenger',
+			'recipient_unreachable: The customer cannot be reached on this messenger [item 1]',
 		);
 		expect(node.error?.description).toMatch(/^Nothing was sent: the customer blocked the bot/);
 		const tool = await env.run(send(id), AS_TOOL);
@@ -53,8 +53,8 @@ describe('As a tool of the AI Agent', () => {
 		expect(tool.items.map((i) => [i.json, i.pairedItem])).toEqual([
 			[
 				{
-					// The hint in a tool caller's words (tool-words.test.ts).
-					error: `${node.error?.message}. ${inClientWords(String(node.error?.description))}`,
+					// The hint in a tool caller's words (tool-words.test.ts); no item, which a caller knows nothing of.
+					error: `${String(node.error?.message).replace(' [item 1]', '')}. ${inClientWords(String(node.error?.description))}`,
 					details: expect.objectContaining({
 						code: 'recipient_unreachable',
 						httpCode: 409,
@@ -290,7 +290,7 @@ describe("The node's own refusal, as the API's would read: Ben Okafor on WhatsAp
 		// n8n's log says what happened: refused after that read, before any message was sent.
 		expect(tool.logs?.filter((l) => l.includes('Messaging CRM'))).toEqual([
 			expect.stringMatching(
-				/^warn Messaging CRM "Send_text", item 1 refused before any message was sent: bizchat_window_closed: Item 1: /,
+				/^warn Messaging CRM "Send_text", item 1 refused before any message was sent: bizchat_window_closed: The 24-hour window on whatsapp is closed at \S+; use a template \[item 1\] /,
 			),
 		]);
 	});
@@ -312,7 +312,7 @@ describe("The node's own refusal, as the API's would read: Ben Okafor on WhatsAp
 	it("in the editor: the item's error names the item and the fields, as before, and carries the code in its details", async () => {
 		const stopped = await env.run(toBen);
 		expect(stopped.error?.message).toMatch(
-			/^Item 1: the 24-hour window on whatsapp is closed at \S+; use a template$/,
+			/^The 24-hour window on whatsapp is closed at \S+; use a template \[item 1\]$/,
 		);
 		expect(stopped.error?.description).toBe(
 			"Free-form text is only allowed within 24 hours of the customer's last message on this messenger. Switch Content to Business-Chat Template, or set If the 24-Hour Window Is Closed to Send a Template Instead.",

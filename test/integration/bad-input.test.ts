@@ -25,7 +25,7 @@ const cases: Array<[string, INodeParameters, RegExp]> = [
 	[
 		'no identifier at all on create',
 		{ resource: 'customer', operation: 'upsert' },
-		/no identifier: "Phone", "Email" and "Messengers" are all empty/,
+		/No identifier: "Phone", "Email" and "Messengers" are all empty/,
 	],
 	[
 		'a malformed email on create',
@@ -168,8 +168,13 @@ describe('bad input fails its item before any request, naming the item and the f
 	it.each(cases)('%s', async (_name, parameters, message) => {
 		const { error } = await env.run(parameters);
 		expect(error?.name).toBe('NodeOperationError');
-		expect(error?.message).toMatch(/^Item 1: /);
+		expect(error?.message).toMatch(/ \[item 1\]$/);
 		expect(error?.message).toMatch(message);
+		// n8n's UX guidelines: how to fix it comes with it, and none of the words they ask to avoid.
+		expect(error?.description).toMatch(/^[A-Z].{10,}/);
+		expect(`${error?.message} ${error?.description}`).not.toMatch(
+			/\b(errors?|problems?|failures?|mistakes?)\b/i,
+		);
 		expect(env.sandbox.requests()).toHaveLength(0);
 	});
 

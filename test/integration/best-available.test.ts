@@ -170,7 +170,7 @@ describe('Send → Best Available: the order', () => {
 	it("fails before any send when the order names none of the customer's messengers", async () => {
 		const out = await run(best(chloe, { messengerOrder: ['vk', 'max'] }));
 		expect(out.items[0].json.error).toBe(
-			'Item 1: "Try Messengers In Order" names none of the customer\'s messengers (vk, max; the customer has telegram, instagram)',
+			'"Try Messengers In Order" names none of the customer\'s messengers (vk, max; the customer has telegram, instagram) [item 1]',
 		);
 		expect(env.sandbox.requests().map((r) => r.method)).toEqual(['GET']);
 	});

@@ -286,7 +286,7 @@ describe('names a builder knows', () => {
 			[
 				'Best Available',
 				'bestAvailable',
-				'The first of the customer\'s messengers that takes the message now, in the order of "Try Messengers In Order"',
+				"The first of the customer's messengers that takes the message now, in the order of 'Try Messengers In Order'",
 			],
 			['Telegram Bot', 'telegram', 'ID 3000002'],
 			['WhatsApp Personal Account', 'whatsapp_personal', 'ID 15550300003'],

@@ -211,7 +211,7 @@ describe('Customer → Get and Find', () => {
 			messengerId: '1',
 			options: { failIfNotFound: true },
 		});
-		expect(error?.message).toBe('Item 1: no customer matches');
+		expect(error?.message).toBe('No customer matches [item 1]');
 	});
 
 	it('fails a customer-scoped operation clearly when the locator finds nobody', async () => {
@@ -220,7 +220,7 @@ describe('Customer → Get and Find', () => {
 			operation: 'get',
 			customerId: byMode('email', 'ghost@example.com'),
 		});
-		expect(error?.message).toBe('Item 1: no customer with email ghost@example.com');
+		expect(error?.message).toBe('No customer with email ghost@example.com [item 1]');
 	});
 
 	it("lists the customer's messengers with their windows", async () => {

@@ -34,7 +34,7 @@ describe('Deals', () => {
 		// ... and with "Fail", the 409 names the pipeline.
 		const { error } = await env.run({ ...params, ifExists: 'fail' });
 		expect(error?.message).toBe(
-			'conflict: The customer already has an active deal in pipeline "Onboarding"',
+			'conflict: The customer already has an active deal in pipeline "Onboarding" [item 1]',
 		);
 		expect((error as unknown as { httpCode: string }).httpCode).toBe('409');
 	});
@@ -105,7 +105,7 @@ describe('Deals', () => {
 			stageCode: 'paid',
 		});
 		expect(error?.message).toBe(
-			'stage_outside_pipeline: The stage "paid" is outside the customer\'s pipeline "Sales"',
+			'stage_outside_pipeline: The stage "paid" is outside the customer\'s pipeline "Sales" [item 1]',
 		);
 	});
 

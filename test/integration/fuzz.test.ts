@@ -128,11 +128,11 @@ describe('fuzzing every operation', () => {
 		const cases: Array<[INodeParameters, RegExp]> = [
 			[
 				{ resource: 'customer', operation: 'find', findBy: 'fax' },
-				/^Item 1: "Find By" must be Phone, Email or Messenger Identity, got "fax"$/,
+				/^"Find By" must be Phone, Email or Messenger Identity, got "fax" \[item 1\]$/,
 			],
 			[
 				{ resource: 'template', operation: 'getMany', templateStatus: {} },
-				/^Item 1: "Status" must be a list of /,
+				/^"Status" must be a list of .* \[item 1\]$/,
 			],
 			[
 				{
@@ -141,7 +141,7 @@ describe('fuzzing every operation', () => {
 					poolId: { __rl: true, mode: 'id', value: '0b80c2f6-8544-58fc-a174-8910599372fb' },
 					filters: 'only issued',
 				},
-				/^Item 1: "Filters → Search" must be text, got function$/,
+				/^"Filters → Search" must be text, got function \[item 1\]$/,
 			],
 		];
 		for (const [parameters, message] of cases) {
@@ -222,7 +222,7 @@ describe('fuzzing every operation', () => {
 							message: error.message,
 						});
 						expect(['NodeOperationError', 'NodeApiError']).toContain(error.name);
-						if (/^Item \d+: "/.test(error.message)) {
+						if (/^".+ \[item \d+\]$/s.test(error.message)) {
 							locallyRefused++;
 							expect({ message: error.message, requests: requests.map((r) => r.path) }).toEqual({
 								message: error.message,

@@ -154,7 +154,7 @@ describe('a server that echoes the request headers and the key in its errors', (
 			name: '500 plain text, the error output',
 			fault: echo(500, 'text'),
 			run: { errorOutput: true },
-			says: /^server_error: The API answered 500 without its error envelope: Upstream failed for key \[redacted\]/,
+			says: /^server_error: The API answered 500 without its usual envelope: Upstream failed for key \[redacted\]/,
 		},
 		{
 			name: "403 envelope, as an AI Agent's tool (the failure is the tool's answer)",
@@ -167,7 +167,7 @@ describe('a server that echoes the request headers and the key in its errors', (
 			name: '403 plain text, the node fails',
 			fault: echo(403, 'text'),
 			run: {},
-			says: /^forbidden: The API answered 403 without its error envelope: Upstream failed for key \[redacted\]/,
+			says: /^forbidden: The API answered 403 without its usual envelope: Upstream failed for key \[redacted\]/,
 		},
 	];
 
@@ -257,7 +257,7 @@ describe('a server that echoes the request headers and the key in its errors', (
 		);
 		expect(error).toBeInstanceOf(Error);
 		expect((error as Error).message).toMatch(
-			/^service_unavailable: The API answered 503 without its error envelope: Upstream failed for key \[redacted\]/,
+			/^service_unavailable: The API answered 503 without its usual envelope: Upstream failed for key \[redacted\]/,
 		);
 		expect(() => assertNoSecret(env.apiKey, error, trigger.staticData())).not.toThrow();
 		expect(keyForms(env.apiKey).some((f) => errorText(error).includes(f))).toBe(false);
@@ -286,7 +286,7 @@ describe('paths cannot be bent', () => {
 			const { error } = await env.run({ resource: 'promoCode', operation: 'findOwner', code });
 			expect(error?.name).toBe('NodeOperationError');
 			expect(error?.message).toMatch(
-				/^Item 1: "Code" cannot be ".*": a dot segment would change the request's path$/,
+				/^"Code" cannot be ".*": a dot segment would change the request's path \[item 1\]$/,
 			);
 			expect(env.sandbox.requests()).toEqual([]);
 		},

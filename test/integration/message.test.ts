@@ -63,7 +63,7 @@ describe('Message → Send', () => {
 		const first = await env.run(send(id), { executionId: 'exec-send-1' });
 		const second = await env.run(send(id), { executionId: 'exec-send-1' });
 		expect(first.error?.message).toBe(
-			'no_peer: The bot cannot write first to a customer who never pressed Start',
+			'no_peer: The bot cannot write first to a customer who never pressed Start [item 1]',
 		);
 		expect(second.error?.message).toBe(first.error?.message);
 		expect(env.sandbox.store.messages.size).toBe(2);
@@ -158,7 +158,7 @@ describe('Message → Send', () => {
 		});
 		const checked = await env.run(text);
 		expect(checked.error?.message).toMatch(
-			/the 24-hour window on whatsapp is not open .*; use a template/,
+			/^The 24-hour window on whatsapp is not open .*; use a template \[item 1\]$/,
 		);
 		expect(env.sandbox.requests().map((r) => r.path)).toEqual([`/customers/${id}/messengers`]);
 		const [viaTemplate] = await env.ok(

@@ -235,7 +235,7 @@ describe('Promo Code → Get Many and Find Owner', () => {
 			code: 'NOPE',
 			options: { failIfNotFound: true },
 		});
-		expect(error?.message).toBe('Item 1: no customer holds the code "NOPE"');
+		expect(error?.message).toBe('No customer holds the code "NOPE" [item 1]');
 	});
 });
 

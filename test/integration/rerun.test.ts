@@ -203,7 +203,7 @@ describe('the key changes in the middle of a run', () => {
 		]);
 		expect(sends()).toHaveLength(4);
 		for (const item of out.items.slice(3)) {
-			expect(item.json.error).toBe('unauthorized: This API key has been revoked');
+			expect(item.json.error).toMatch(/^unauthorized: This API key has been revoked \[item \d\]$/);
 			expect((item.json.details as { description: string }).description).toMatch(
 				/Mint a new key in the company settings \(API tab\) and update the credential/,
 			);

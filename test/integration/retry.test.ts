@@ -99,7 +99,7 @@ describe("n8n's Retry of a failed execution", () => {
 			email: '={{ $json.phone === "+15550770002" ? "not-an-email" : "" }}',
 		};
 		const first = await env.run(upsert, { items, executionId: 'u1' });
-		expect(first.error?.message).toMatch(/Item 3/);
+		expect(first.error?.message).toMatch(/ \[item 3\]$/);
 		const before = env.sandbox.store.customers.size;
 		const fixed: INodeParameters = { ...upsert, email: '' };
 		const retried = await env.run(fixed, { items, executionId: 'u2', mode: 'retry' });

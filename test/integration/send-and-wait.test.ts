@@ -207,7 +207,7 @@ describe('Message → Send and Wait for Response', () => {
 		expect(sentMessages()).toHaveLength(1);
 		expect(again.run.data.waitTill).toBeUndefined();
 		expect(again.error?.message).toContain(
-			'this question went out for the same event in an earlier execution (or was refused then): nothing was sent now',
+			'This question went out for the same event in an earlier execution (or was refused then): nothing was sent now',
 		);
 		expect(again.error?.description).toContain('Repeat Protection → Every Execution Sends');
 		const retried = await env.run(ask(id), { executionId: 'exec-ask-first' });

@@ -237,7 +237,7 @@ describe('retries', () => {
 		sandbox.injectFault({ path: '/agents', count: 10, kind: 'html', status: 502 });
 		const { error } = await getAgents();
 		expect(error?.message).toMatch(
-			/^bad_gateway: The API answered 502 without its error envelope: 502 Bad Gateway/,
+			/^bad_gateway: The API answered 502 without its usual envelope: 502 Bad Gateway/,
 		);
 		expect(sandbox.requests()).toHaveLength(5);
 	});
@@ -251,7 +251,7 @@ describe('retries', () => {
 			body: { error: { code: 'conflict', message: 'Not now', details: { reason: 'test' } } },
 		});
 		const { error } = await getAgents();
-		expect(error?.message).toBe('conflict: Not now');
+		expect(error?.message).toBe('conflict: Not now [item 1]');
 		expect((error as unknown as { httpCode: string }).httpCode).toBe('409');
 		expect(sandbox.requests()).toHaveLength(1);
 	});
@@ -261,7 +261,7 @@ describe('retries', () => {
 			parameters: { resource: 'agent', operation: 'getMany' },
 			credentials: { baseUrl: sandbox.url, apiKey: 'mcrm_unknown' },
 		});
-		expect(error?.message).toBe('unauthorized: Unknown API key');
+		expect(error?.message).toBe('unauthorized: Unknown API key [item 1]');
 		expect(error?.description).toMatch(/missing, mistyped or revoked/);
 		expect(sandbox.requests()).toHaveLength(1);
 	});

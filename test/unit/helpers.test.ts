@@ -71,7 +71,7 @@ describe('error mapping', () => {
 		).toMatchObject({
 			status: 502,
 			code: 'bad_gateway',
-			message: 'The API answered 502 without its error envelope: Bad Gateway',
+			message: 'The API answered 502 without its usual envelope: Bad Gateway',
 		});
 		expect(failureFromResponse(418, '', redactor('mcrm_live_key_0001')).code).toBe('http_418');
 	});

@@ -99,7 +99,7 @@ describe('redaction of the API key', () => {
 		// The key straddles character 157, where the snippet is cut.
 		const page = `<html><body><pre>${'x'.repeat(140)} key=${KEY} more</pre></body></html>`;
 		const failure = failureFromResponse(500, page, redactor(KEY));
-		expect(failure.message).toContain('The API answered 500 without its error envelope');
+		expect(failure.message).toContain('The API answered 500 without its usual envelope');
 		expect(leaks(JSON.stringify(failure))).toBe(false);
 		expect(failure.message).not.toContain(KEY.slice(0, 8));
 		// Planted: without redaction, the same cut leaves a piece of the key in the message.

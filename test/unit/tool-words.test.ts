@@ -354,7 +354,7 @@ describe("the node's own refusals, in the words of a tool caller, with their cod
 
 	it("the window's refusal says when it closed and on which messenger, for a caller to branch on", async () => {
 		const error = await thrown(refusals[0][3]);
-		expect(error.message).toMatch(/^Item 1: the 24-hour window on whatsapp is closed at /);
+		expect(error.message).toMatch(/^The 24-hour window on whatsapp is closed at .* \[item 1\]$/);
 		expect(error.description).toMatch(/Switch Content to Business-Chat Template/);
 		const answer = failureAnswer(error);
 		expect(answer.details).toEqual({

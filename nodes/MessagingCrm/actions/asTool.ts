@@ -7,7 +7,7 @@ import type {
 import { NodeOperationError } from 'n8n-workflow';
 
 import { runsAsTool } from '../helpers/runsAsTool';
-import { refusalOf } from '../helpers/validate';
+import { refusalOf, withoutItem } from '../helpers/validate';
 import { apiFailureOf } from '../transport/errors';
 import { errorItem } from './errorItems';
 import type { Operation } from './node.type';
@@ -112,9 +112,12 @@ export function failureAnswer(error: NodeApiError | NodeOperationError): IDataOb
 		delete (item.details as IDataObject).description;
 		return item;
 	}
+	// A tool caller knows no items: the message without the one n8n's guidelines append.
+	const message = withoutItem(error.message);
+	item.error = message;
 	const description = error.description ? inClientWords(error.description) : undefined;
-	if (description && !error.message.includes(description)) {
-		item.error = `${error.message.replace(/[\s.]+$/, '')}. ${description}`;
+	if (description && !message.includes(description)) {
+		item.error = `${message.replace(/[\s.]+$/, '')}. ${description}`;
 		delete (item.details as IDataObject).description;
 	}
 	return item;

@@ -44,7 +44,7 @@ export function logFailure(ctx: IExecuteFunctions, error: NodeApiError | NodeOpe
 	const failure = apiFailureOf(error);
 	const refusal = refusalOf(error);
 	const item = error.context.itemIndex;
-	// Counted from 1, as the node's own messages count items ("Item 1: …").
+	// Counted from 1, as the node's own messages count items ("… [item 1]").
 	const where = `Messaging CRM "${ctx.getNode().name}"${typeof item === 'number' ? `, item ${item + 1}` : ''}`;
 	// The same in fields, for n8n's JSON log output.
 	const meta = { node: ctx.getNode().name, itemIndex: item, code: failure?.code ?? refusal?.code };

@@ -31,7 +31,11 @@ function operationFor(ctx: IExecuteFunctions): Operation {
 		throw new NodeOperationError(
 			ctx.getNode(),
 			`The operation "${operation}" of resource "${resource}" is not supported`,
-			{ itemIndex: 0 },
+			{
+				itemIndex: 0,
+				description:
+					'Pick the resource and the operation again from their dropdowns; if they come from an expression, make it give one of the listed values.',
+			},
 		);
 	}
 	return handler;

@@ -40,7 +40,17 @@ export interface Refusal {
 export const CORRECT_THE_VALUE =
 	"Nothing was sent or changed. Call again with the value corrected; if you did not give this value, it is in this tool's own settings, and whoever set up the tool in n8n must correct it.";
 
-/** An item's failure that is not the API's: "Item N: what happened", what to do, and its refusal. */
+/** What happened, as n8n's UX guidelines word an error: a capital first, the item appended. */
+export function withItem(what: string, itemIndex: number): string {
+	return `${what.charAt(0).toUpperCase()}${what.slice(1)} [item ${itemIndex + 1}]`;
+}
+
+/** A message without the item withItem appended: a tool caller knows no items. */
+export function withoutItem(message: string): string {
+	return message.replace(/ \[item \d+\]$/, '');
+}
+
+/** An item's failure that is not the API's: "What happened [item N]", what to do, and its refusal. */
 export function itemError(
 	node: INode,
 	itemIndex: number,
@@ -48,7 +58,7 @@ export function itemError(
 	fix?: string,
 	refusal?: Refusal,
 ): NodeOperationError {
-	const error = new NodeOperationError(node, `Item ${itemIndex + 1}: ${problem}`, {
+	const error = new NodeOperationError(node, withItem(problem, itemIndex), {
 		itemIndex,
 		...(fix ? { description: fix } : {}),
 	});

@@ -19,6 +19,10 @@ export const customerLocator: INodeProperties = {
 	default: { mode: 'id', value: '' },
 	required: true,
 	description: 'The customer card. Anything but an ID is looked up first (needs customers:read).',
+	builderHint: {
+		propertyHint:
+			"A resource locator { __rl: true, mode, value }, never a plain string. Use mode 'id' only with a customer UUID from an earlier step (the id that Customer Create or Update, Customer Find or the Messaging CRM Trigger returned), for example value: expr('{{ $json.id }}'). When the workflow has a phone number, an email address or a messenger ID instead, use mode 'phone' (international format, e.g. +15551234567), mode 'email', or mode 'messenger' with the value 'type:id' (e.g. telegram:123456789): the node looks the customer up itself, so no Find step is needed before it. Never put a phone number, an email or a name in mode 'id', and never invent a UUID. There is no list mode: the API has no customer list.",
+	},
 	modes: [
 		{
 			displayName: 'By ID',

@@ -55,7 +55,7 @@ export const idempotencyKeyOption: INodeProperties = {
 	name: 'idempotencyKey',
 	type: 'string',
 	default: '',
-	placeholder: '={{ $json.submissionId }}',
+	placeholder: 'e.g. {{ $json.submissionId }}',
 	description:
 		'Your own Idempotency-Key instead of the one Repeat Protection derives: a repeat with the same key within 24 hours returns the first answer and does nothing again. Map something stable, such as a form submission or order ID.',
 };

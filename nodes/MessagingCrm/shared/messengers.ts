@@ -36,7 +36,7 @@ export const BEST_AVAILABLE_CHOICE: INodePropertyOptions = {
 	name: 'Best Available',
 	value: BEST_AVAILABLE,
 	description:
-		'The first of the customer\'s messengers that takes the message now, in the order of "Try Messengers In Order"',
+		"The first of the customer's messengers that takes the message now, in the order of 'Try Messengers In Order'",
 };
 
 /** A messenger type's name as people say it; an unknown type as the API gave it. */

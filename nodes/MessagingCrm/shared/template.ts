@@ -34,6 +34,10 @@ export function templateFields(prefix: string, show: IDataObject): INodeProperti
 			default: {},
 			displayOptions,
 			description: 'The values of {{1}}, {{2}} … in order',
+			builderHint: {
+				propertyHint:
+					"Positional values for the template's numbered placeholders {{1}}, {{2}} … in that order, one row each: { variable: [{ value: 'Jane' }, { value: 'A-17' }] } fills {{1}} with Jane and {{2}} with A-17. Not named fields and not a JSON object of names; give exactly as many rows as the template has placeholders (Template Get Many lists each template's variables). A value may be an expression such as expr('{{ $json.full_name }}').",
+			},
 			options: [
 				{
 					displayName: 'Variable',

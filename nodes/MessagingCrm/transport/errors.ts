@@ -79,7 +79,7 @@ export function failureFromResponse(status: number, body: unknown, redact: Redac
 		status,
 		code: STATUS_CODES[status] ?? `http_${status}`,
 		message: text
-			? `The API answered ${status} without its error envelope: ${text}`
+			? `The API answered ${status} without its usual envelope: ${text}`
 			: `The API answered ${status} with an empty body`,
 		details: {},
 	};
@@ -222,7 +222,7 @@ function hint(failure: ApiFailure, scope: ScopeRequirement): string | undefined 
 		return 'The rate limit stayed exhausted through every retry. Lower the number of items per run, lower Options → Share of the Rate Limit in other workflows on this key, or spread the runs out.';
 	}
 	if (failure.status !== undefined && failure.status >= 500) {
-		return 'The API had a problem of its own and the node already retried. Run the workflow again in a few minutes: what went through is not done twice (Repeat Protection), reads are safe to repeat.';
+		return 'The API could not answer on its side, and the node already retried. Run the workflow again in a few minutes: what went through is not done twice (Repeat Protection), reads are safe to repeat.';
 	}
 	if (failure.status === undefined) {
 		return 'No answer arrived from the API. If this repeats, check the Base URL and the network between n8n and the API.';
@@ -244,6 +244,7 @@ export function toNodeApiError(
 	const variable = failure.details.variable;
 	if (typeof variable === 'string' && !message.includes(variable))
 		message += ` (variable "${variable}")`;
+	if (itemIndex !== undefined) message += ` [item ${itemIndex + 1}]`;
 	// `message` is left out on purpose: NodeApiError would copy it into the description.
 	const response: JsonObject = {
 		code: failure.code,

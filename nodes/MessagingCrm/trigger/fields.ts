@@ -33,6 +33,10 @@ export function readAgentFilter(ctx: IPollFunctions): string {
 		throw new NodeOperationError(
 			ctx.getNode(),
 			`"Agent" must be a UUID, got ${JSON.stringify(agentId)}`,
+			{
+				description:
+					'Pick the agent from the list, or give its ID (a UUID, as Agent → Get Many lists them); leave it empty for every agent.',
+			},
 		);
 	return agentId;
 }
@@ -48,7 +52,7 @@ export const watchedCustomers: INodeProperties = {
 	typeOptions: { rows: 3 },
 	default: '',
 	required: true,
-	placeholder: 'One ID per line, or an expression giving a list',
+	placeholder: 'e.g. 3f1c0a52-5d2e-4a7b-9c41-0e8d2b6f7a10, one ID per line',
 	hint: 'The API has no company-wide list of deals or messages, so each customer is read with one request (one for deals, one for messengers, for the events picked). When they do not fit the request budget of one poll, they are read in rotation: every customer at least once every ⌈customers ÷ budget⌉ polls (the budget is the share of the rate limit set below, 60 requests at 120 per minute and 50%, split between deal and messenger events when both are picked).',
 };
 
@@ -67,6 +71,10 @@ export function readCustomerIds(ctx: IPollFunctions): string[] {
 		throw new NodeOperationError(
 			node,
 			`"Customer IDs" holds ${JSON.stringify(bad.slice(0, 60))}, which is not a customer ID (a UUID)`,
+			{
+				description:
+					'Give customer IDs only, one per line or separated by commas: the id field of a customer as Customer → Get or Create or Update returns it, not a phone number or a name.',
+			},
 		);
 	return customerIds;
 }

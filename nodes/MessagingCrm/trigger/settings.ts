@@ -42,7 +42,10 @@ export function readSettings(ctx: IPollFunctions): TriggerSettings {
 	// Stored as rateBudgetPercent (saved workflows hold the name).
 	const share = typeof options.rateBudgetPercent === 'number' ? options.rateBudgetPercent : 50;
 	if (!Number.isFinite(share) || share < 1 || share > 100) {
-		throw new NodeOperationError(node, '"Share of the Rate Limit" must be from 1 to 100');
+		throw new NodeOperationError(node, '"Share of the Rate Limit" must be from 1 to 100', {
+			description:
+				"Under Options, set it to a number from 1 to 100: 50 leaves half of the key's requests to its other clients.",
+		});
 	}
 	return {
 		families: watched,

@@ -104,6 +104,10 @@ export const waitFields: INodeProperties[] = [
 		name: 'responseType',
 		type: 'options',
 		default: 'approval',
+		builderHint: {
+			propertyHint:
+				"What the customer answers, and so what the next node reads. 'approval' for yes or no: the output is data.approved (true or false); set approvalOptions.values.approvalType to 'double' (Approve and Decline) when an If node branches on it, since 'single' only ever answers true. 'freeText' for a written reply: data.text. 'customForm' for several answers: define formFields, and each answer is under data by its field label. The execution pauses until the customer answers or Limit Wait Time runs out; it sends one message per run, so put Loop Over Items before it for several customers.",
+		},
 		options: [
 			{
 				name: 'Approval',

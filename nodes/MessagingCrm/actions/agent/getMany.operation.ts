@@ -26,7 +26,7 @@ export const description: INodeProperties[] = [
 				name: 'messenger',
 				type: 'string',
 				default: '',
-				placeholder: 'telegram',
+				placeholder: 'e.g. telegram',
 				description: 'Only agents with this messenger connected',
 			},
 		],

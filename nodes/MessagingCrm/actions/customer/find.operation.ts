@@ -35,7 +35,7 @@ export const description: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		required: true,
-		placeholder: 'name@email.com',
+		placeholder: 'e.g. nathan@example.com',
 		displayOptions: { show: { findBy: ['email'] } },
 	},
 	{

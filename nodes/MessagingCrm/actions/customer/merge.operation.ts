@@ -4,6 +4,7 @@ import { LIMITS, optionalText } from '../../helpers/bounds';
 import { invalidInput, itemError, uuidParam } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
 import { customerLocator, customerRef, resolveRef } from '../../shared/customer';
+import { MERGE_OUTPUT, outputFields, outputOf } from '../../shared/output';
 import type { OperationOption } from '../node.type';
 import { paths } from '../../transport/paths';
 
@@ -62,6 +63,7 @@ export const description: INodeProperties[] = [
 			},
 		],
 	},
+	...outputFields(MERGE_OUTPUT),
 ];
 
 /** Its entry in the Operation dropdown. */
@@ -73,6 +75,7 @@ export const option: OperationOption = {
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const shaped = outputOf(this, itemIndex, MERGE_OUTPUT);
 	const keep = uuidParam(
 		this,
 		options.keepConversationId,
@@ -147,5 +150,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		scope: 'customers:write',
 		itemIndex,
 	});
-	return [report];
+	return [shaped(report)];
 }

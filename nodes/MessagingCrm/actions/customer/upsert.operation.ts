@@ -55,7 +55,7 @@ export const description: INodeProperties[] = [
 		displayName: 'Email',
 		name: 'email',
 		type: 'string',
-		placeholder: 'name@email.com',
+		placeholder: 'e.g. nathan@example.com',
 		default: '',
 	},
 	{
@@ -197,7 +197,7 @@ export const description: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		required: true,
-		placeholder: 'https://example.com/photo.jpg',
+		placeholder: 'e.g. https://example.com/image.png',
 		displayOptions: { show: { avatar: ['url'] } },
 	},
 	{

@@ -43,6 +43,10 @@ export const messengerField: INodeProperties = {
 	required: true,
 	description:
 		'The customer\'s messenger to send to. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+	builderHint: {
+		propertyHint:
+			"The messenger type, not the customer's ID in it: one of telegram, whatsapp (WhatsApp Business), whatsapp_personal, telegram_personal, instagram, facebook, vk, max, web_widget, or bestAvailable to use the first of the customer's messengers that takes the message now. The choices load per customer, so with a mapped customer set one of these values directly; never leave it empty and never put a phone number or chat ID here. On whatsapp, instagram and facebook free-form text is only allowed within 24 hours of the customer's last message: outside it set content to 'template', or windowClosed to 'template' with a fallback template.",
+	},
 };
 
 /** The agent the message goes from. */

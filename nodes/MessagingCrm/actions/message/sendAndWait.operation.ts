@@ -25,7 +25,7 @@ export const description: INodeProperties[] = [
 /** Its entry in the Operation dropdown. */
 export const option: OperationOption = {
 	name: 'Send and Wait for Response',
-	action: 'Send a message and wait for response',
+	action: 'Send message and wait for response',
 	description:
 		"Send a message with links to approve, decline or answer a form, and pause the workflow until the customer answers (or Limit Wait Time runs out). Opening a link never answers: only the page's button does. One item per run. Scope: messages:send.",
 };

@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { outputFields, outputOf, POOL_OUTPUT } from '../../shared/output';
 import { listPools } from '../../shared/reads';
 import { agentSelect, limitOf, optionalAgentId, returnAllOrLimit } from '../../shared/descriptions';
 import type { OperationOption } from '../node.type';
@@ -14,6 +15,7 @@ export const description: INodeProperties[] = [
 		'allAgents',
 	),
 	...returnAllOrLimit,
+	...outputFields(POOL_OUTPUT),
 ];
 
 /** Its entry in the Operation dropdown. */
@@ -26,6 +28,7 @@ export const option: OperationOption = {
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const limit = limitOf(this, itemIndex);
 	const agentId = optionalAgentId(this, itemIndex);
+	const shaped = outputOf(this, itemIndex, POOL_OUTPUT);
 	const { pools } = await listPools(this, { agentId, itemIndex });
-	return pools.slice(0, limit);
+	return pools.slice(0, limit).map(shaped);
 }

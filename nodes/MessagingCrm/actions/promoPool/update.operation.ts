@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { invalidInput } from '../../helpers/validate';
 import { apiRequest } from '../../transport/request';
+import { outputFields, outputOf, POOL_OUTPUT } from '../../shared/output';
 import { poolLocator, resolvePoolId } from '../../shared/pool';
 import type { OperationOption } from '../node.type';
 import { paths } from '../../transport/paths';
@@ -56,10 +57,13 @@ export const description: INodeProperties[] = [
 				name: 'strictFollowGate',
 				type: 'boolean',
 				default: false,
+				description:
+					"Whether the pool's strict follow gate is on (the API's strict_follow_gate setting, as the CRM's pool settings show it)",
 			},
 			{ displayName: 'Title', name: 'title', type: 'string', default: '' },
 		],
 	},
+	...outputFields(POOL_OUTPUT),
 ];
 
 /** Its entry in the Operation dropdown. */
@@ -85,6 +89,7 @@ const FIELDS: Record<
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const node = this.getNode();
 	const poolId = resolvePoolId(this, itemIndex);
+	const shaped = outputOf(this, itemIndex, POOL_OUTPUT);
 	const fields = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
 	const body: IDataObject = {};
 	for (const [name, value] of Object.entries(fields)) {
@@ -141,5 +146,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		scope: 'promo:write',
 		itemIndex,
 	});
-	return [pool];
+	return [shaped(pool)];
 }

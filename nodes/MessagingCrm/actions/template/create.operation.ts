@@ -70,7 +70,7 @@ export const description: INodeProperties[] = [
 		typeOptions: { rows: 4 },
 		default: '',
 		required: true,
-		placeholder: 'Hi {{1}}, your order {{2}} has shipped.',
+		placeholder: 'e.g. Hi {{1}}, your order {{2}} has shipped.',
 		description: 'Use {{1}}, {{2}} … for the variables filled in at send time',
 		displayOptions: { show: { componentsInput: ['fields'] } },
 	},

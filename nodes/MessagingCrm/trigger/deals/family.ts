@@ -73,6 +73,10 @@ export const deals: EventFamily = {
 			throw new NodeOperationError(
 				node,
 				`"Pipeline" must be a UUID, got ${JSON.stringify(pipelineId)}`,
+				{
+					description:
+						'Pick the pipeline from the list, or give its ID (a UUID, as Pipeline → Get Many lists them); leave it empty to watch every pipeline.',
+				},
 			);
 		return { customerIds, pipelineId, stageCodes };
 	},

@@ -71,6 +71,10 @@ export const messengers: EventFamily = {
 			throw new NodeOperationError(
 				ctx.getNode(),
 				`"Window Closing Lead Time (Minutes)" must be a number from 1 to 1439, got ${JSON.stringify(lead)}`,
+				{
+					description:
+						'Set how many minutes before a 24-hour window closes the event comes: a whole number from 1 to 1439, such as 60.',
+				},
 			);
 		return { customerIds, windowLeadMinutes: lead };
 	},

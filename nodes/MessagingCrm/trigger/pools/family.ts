@@ -89,6 +89,10 @@ export const pools: EventFamily = {
 				throw new NodeOperationError(
 					ctx.getNode(),
 					`"Pools" holds ${JSON.stringify(id)}, which is not a pool ID`,
+					{
+						description:
+							'Pick the pools from the list, or give pool IDs (UUIDs, as Promo Pool → Get Many lists them); leave it empty to watch every pool.',
+					},
 				);
 		return { agentId, poolIds };
 	},
