@@ -170,6 +170,19 @@ const welcomed = async (dev: Dev, phone = '+15550107788') => {
 	return state.messages.filter((m) => m.customer_id === customer?.id && m.status === 'sent').length;
 };
 
+/** The sends to a customer the sandbox has seen (a resend under the same key counts again). */
+async function sendsTo(dev: Dev, customerId: string): Promise<number> {
+	const response = await fetch(`http://127.0.0.1:${PORTS.sandbox}/__sandbox/requests`, {
+		headers: { 'X-Sandbox-Token': controlToken(dev)! },
+	});
+	const { requests } = (await response.json()) as {
+		requests: Array<{ method: string; path: string }>;
+	};
+	return requests.filter(
+		(r) => r.method === 'POST' && r.path === `/customers/${customerId}/messages`,
+	).length;
+}
+
 let dev: Dev | undefined;
 afterAll(() => {
 	// Whatever a failed test left running: npm's group and every process under it (each n8n has a
@@ -368,9 +381,14 @@ describe(`npm run dev:queue (n8n ${N8N_VERSION}, PostgreSQL, Redis, 2 workers), 
 		expect(pid).toBeGreaterThan(0);
 		// The message went out; its answer is held back, and the worker dies before it comes.
 		await until('the send to reach the sandbox', async () => (await welcomed(dev!)) === 1, 60_000);
-		// A reader takes longer than the node's 30 s timeout to find the worker: past it, the
-		// resend's answer is held too, and the execution still runs.
-		await new Promise((resolve) => setTimeout(resolve, 35_000));
+		// A reader takes longer than the node's 30 s timeout to find the worker: past it, the node
+		// sends again under the same key, that answer is held too, and the execution still runs.
+		const customer = (await sandboxState(dev!)).customers.find((c) => c.phone === '+15550107788');
+		await until(
+			"the node's resend after its timeout to reach the sandbox",
+			async () => (await sendsTo(dev!, String(customer?.id))) >= 2,
+			120_000,
+		);
 		expect((await executions(session, WELCOME_FLOW)).find((e) => e.id === id)?.status).toBe(
 			'running',
 		);

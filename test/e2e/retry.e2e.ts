@@ -202,30 +202,37 @@ describe(`n8n ${N8N_VERSION}: its own Retry of an execution sends nothing twice`
 			delayMs: 400,
 		});
 		const before = new Set((await executions()).map((e) => e.id));
-		await fetch(`${n8n.url}/webhook/retry-sends`, {
-			method: 'POST',
-			headers: { 'Content-Type': 'application/json' },
-			body: JSON.stringify({ customers: ids.map((customerId) => ({ customerId })) }),
-		});
-		const posts = () =>
-			sandbox
-				.requests()
-				.filter(
-					(r) => r.method === 'POST' && ids.some((id) => r.path === `/customers/${id}/messages`),
-				);
-		// Three sends answered and the fourth on its way: kill n8n in the middle of it.
-		await until(
-			'three sends and a fourth in flight',
-			() => sentTo(ids).filter((n) => n > 0).length >= 3 && posts().length >= 3,
-			60_000,
-		);
-		await new Promise((resolve) => setTimeout(resolve, 150));
-		n8n.process.kill('SIGKILL');
-		await new Promise((resolve) => n8n.process.once('exit', resolve));
-		await new Promise((resolve) => setTimeout(resolve, 600)); // the in-flight send lands at the sandbox
-		const landed = sentTo(ids).filter((n) => n > 0).length;
-		expect(landed).toBeGreaterThanOrEqual(4);
-		expect(landed).toBeLessThan(10);
+		const isSend = (method: string, path: string) =>
+			method === 'POST' && ids.some((id) => path === `/customers/${id}/messages`);
+		const answered = () => sandbox.requests().filter((r) => isSend(r.method, r.path)).length;
+		// The sandbox logs a request once it answers it (after the delay); this sees each on arrival
+		// and kills n8n the moment the fourth send reaches the sandbox, three answered before it.
+		let arrived = 0;
+		let answeredAtKill = -1;
+		sandbox.onRequest = (method, path) => {
+			if (!isSend(method, path) || ++arrived !== 4) return;
+			answeredAtKill = answered();
+			n8n.process.kill('SIGKILL');
+		};
+		let gone = false;
+		n8n.process.once('exit', () => (gone = true));
+		try {
+			await fetch(`${n8n.url}/webhook/retry-sends`, {
+				method: 'POST',
+				headers: { 'Content-Type': 'application/json' },
+				body: JSON.stringify({ customers: ids.map((customerId) => ({ customerId })) }),
+			});
+			await until('n8n killed at the fourth send', () => gone, 60_000);
+			await until(
+				'the send in flight to land at the sandbox',
+				() => answered() === arrived,
+				10_000,
+			);
+		} finally {
+			sandbox.onRequest = undefined;
+		}
+		expect({ arrived, answeredAtKill }).toEqual({ arrived: 4, answeredAtKill: 3 });
+		expect(sentTo(ids)).toEqual([1, 1, 1, 1, 0, 0, 0, 0, 0, 0]);
 		sandbox.clearFaults();
 		await start();
 		let crashed: ExecutionSummary | undefined;

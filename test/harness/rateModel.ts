@@ -441,6 +441,12 @@ export function least(xs: number[]): number {
 	return Math.min(...xs);
 }
 
+/** The most of some figures; none is an error, not `-Infinity` (which passes any upper bound). */
+export function most(xs: number[]): number {
+	if (xs.length === 0) throw new Error('No figures to judge: the run had no whole window');
+	return Math.max(...xs);
+}
+
 /**
  * How far some windows fell short of the limit, added up: the node's processes, which take one
  * another for other clients, may lose one window's worth in all (docs/pacer.md).

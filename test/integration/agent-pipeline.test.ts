@@ -179,6 +179,20 @@ describe('Base URL', () => {
 			credentials: { baseUrl: 'http://crm.example.com/api', apiKey },
 		});
 		expect(error?.message).toMatch(/plain http:\/\/ on crm\.example\.com/);
+		// 0.0.0.0 is not loopback by the rule, yet a connection to it lands on the sandbox.
+		const offMachine = sandbox.url.replace('127.0.0.1', '0.0.0.0');
+		const refused = await runNode({
+			parameters: { resource: 'agent', operation: 'getMany' },
+			credentials: { baseUrl: offMachine, apiKey },
+		});
+		expect(refused.error?.message).toMatch(/plain http:\/\/ on 0\.0\.0\.0/);
+		expect(sandbox.requests()).toHaveLength(0);
+		const allowed = await runNode({
+			parameters: { resource: 'agent', operation: 'getMany' },
+			credentials: { baseUrl: offMachine, apiKey, allowPlainHttp: true },
+		});
+		expect(allowed.error).toBeUndefined();
+		expect(allowed.items.map((i) => i.json.name).sort()).toEqual(['Sales Chat', 'Support Bot']);
 	});
 
 	it('maps a refused connection to a NodeApiError without leaking the key', async () => {
@@ -186,6 +200,7 @@ describe('Base URL', () => {
 			parameters: { resource: 'agent', operation: 'getMany' },
 			credentials: { baseUrl: 'http://127.0.0.1:9', apiKey },
 		});
+		expect(error?.name).toBe('NodeApiError');
 		expect(error?.message).toMatch(/^connection_refused: Nothing answers at the Base URL/);
 		expect(JSON.stringify(run)).not.toContain(apiKey);
 	});

@@ -6,7 +6,7 @@
 import { logLines } from '../harness/engine';
 import { useSandbox } from '../harness/fixtures';
 import { planted } from '../harness/planted';
-import { least } from '../harness/rateModel';
+import { least, most } from '../harness/rateModel';
 import { holdsFor } from '../e2e/rest';
 
 const env = useSandbox();
@@ -40,6 +40,14 @@ describe('a lower bound on the model’s figures', () => {
 		expect(Math.min(...[])).toBeGreaterThanOrEqual(0.95 * 120);
 		expect(() => least([])).toThrow(/No figures to judge/);
 		expect(least([120, 114, 119])).toBe(114);
+	});
+});
+
+describe('an upper bound on the model’s figures', () => {
+	it('fails on no figures, where Math.max gives -Infinity and any bound would pass', () => {
+		expect(Math.max(...[])).toBeLessThanOrEqual(60);
+		expect(() => most([])).toThrow(/No figures to judge/);
+		expect(most([58, 61, 60])).toBe(61);
 	});
 });
 

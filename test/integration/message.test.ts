@@ -204,16 +204,19 @@ describe('Message → Send', () => {
 		const text = await env.run(send(id), { scopes });
 		expect(text.error?.message).toContain('"messages:send"');
 		expect(env.sandbox.requests()).toHaveLength(0);
-		const template = await env.run(
-			send(id, {
-				messengerType: 'whatsapp',
-				content: 'template',
-				templateName: 'welcome_back',
-				templateVariables: { variable: [{ value: 'Jane' }] },
-			}),
-			{ scopes },
-		);
+		const templateSend = send(id, {
+			messengerType: 'whatsapp',
+			content: 'template',
+			templateName: 'welcome_back',
+			templateVariables: { variable: [{ value: 'Jane' }] },
+		});
+		const template = await env.run(templateSend, { scopes });
 		expect(template.error).toBeUndefined();
+		const withoutTemplateScope = await env.run(templateSend, {
+			scopes: ['customers:read', 'messages:send'],
+		});
+		expect(withoutTemplateScope.error?.message).toContain('"messages:template"');
+		expect(env.sandbox.requests().filter((r) => r.method === 'POST')).toHaveLength(1);
 	});
 
 	it("offers the customer's messengers and the agent's approved templates as dropdowns", async () => {

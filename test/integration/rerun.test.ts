@@ -189,7 +189,7 @@ describe('the key changes in the middle of a run', () => {
 		};
 	}
 
-	it('a revoked key: every remaining item fails at once with the 401 and its fix, one error item each, no request and no wait', async () => {
+	it('a revoked key: the first 401 is the last request; every remaining item fails with it and its fix, one error item each', async () => {
 		const { ids, items } = six();
 		beforeSend(4, () => env.sandbox.revokeKey(env.apiKey));
 		const out = await run(items);
@@ -215,7 +215,7 @@ describe('the key changes in the middle of a run', () => {
 		expect(sent(ids)).toEqual([1, 1, 1, 0, 0, 0]);
 	});
 
-	it('a scope removed mid-run: the items that need it fail at once with the 403 and how to get the scope', async () => {
+	it('a scope removed mid-run: the first 403 is the last request; the items that need the scope fail with it and how to get it', async () => {
 		const { ids, items } = six();
 		beforeSend(3, () =>
 			env.sandbox.setScopes(
@@ -225,6 +225,10 @@ describe('the key changes in the middle of a run', () => {
 		);
 		const out = await run(items);
 		expect(outcomes(out)).toEqual(['sent', 'sent', ...Array(4).fill('insufficient_scope')]);
+		for (const item of out.items.slice(2))
+			expect((item.json.details as { description: string }).description).toMatch(
+				/"messages:send".*Mint a key/,
+			);
 		expect(sends()).toHaveLength(3);
 		expect(sent(ids)).toEqual([1, 1, 0, 0, 0, 0]);
 	});

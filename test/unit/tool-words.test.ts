@@ -375,26 +375,41 @@ describe("the node's own refusals, in the words of a tool caller, with their cod
 				const full = path.join(dir, name);
 				return statSync(full).isDirectory() ? files(full) : full.endsWith('.ts') ? [full] : [];
 			});
-		const bare: string[] = [];
-		for (const file of files(root)) {
-			const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest);
-			const visit = (at: ts.Node): void => {
-				// The fifth argument is the refusal; asNodeError's wrap of an unforeseen error has none.
-				if (
-					ts.isCallExpression(at) &&
-					ts.isIdentifier(at.expression) &&
-					at.expression.text === 'itemError' &&
-					at.arguments.length < 5 &&
-					!/\bmessage\)$/.test(at.getText(source))
-				)
-					bare.push(`${path.relative(root, file)}: ${at.getText(source).slice(0, 80)}`);
-				ts.forEachChild(at, visit);
-			};
-			visit(source);
-		}
-		expect(bare).toEqual([]);
+		const calls = files(root).flatMap((file) =>
+			itemErrorCalls(path.relative(root, file), readFileSync(file, 'utf8')),
+		);
+		// The check looked at the node's calls: a renamed helper would leave it nothing to judge.
+		expect(calls.length).toBeGreaterThanOrEqual(5);
+		expect(calls.filter((call) => call.bare).map((call) => call.text)).toEqual([]);
+		// Planted: a call without the refusal is named.
+		expect(
+			itemErrorCalls('planted.ts', 'itemError(ctx, 0, "Item 1: no", { itemIndex: 0 });'),
+		).toEqual([
+			{ text: 'planted.ts: itemError(ctx, 0, "Item 1: no", { itemIndex: 0 })', bare: true },
+		]);
 	});
 });
+
+/** The node's calls of itemError in a source file, and whether each lacks its refusal. */
+function itemErrorCalls(file: string, text: string): Array<{ text: string; bare: boolean }> {
+	const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest);
+	const calls: Array<{ text: string; bare: boolean }> = [];
+	const visit = (at: ts.Node): void => {
+		if (
+			ts.isCallExpression(at) &&
+			ts.isIdentifier(at.expression) &&
+			at.expression.text === 'itemError'
+		)
+			calls.push({
+				text: `${file}: ${at.getText(source).slice(0, 80)}`,
+				// The fifth argument is the refusal; asNodeError's wrap of an unforeseen error has none.
+				bare: at.arguments.length < 5 && !/\bmessage\)$/.test(at.getText(source)),
+			});
+		ts.forEachChild(at, visit);
+	};
+	visit(source);
+	return calls;
+}
 
 describe('a repeated send or upsert, for a tool caller', () => {
 	it.each([
