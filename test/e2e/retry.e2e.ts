@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * Exactly once through n8n's own Retry of an execution, in a running n8n 2.x: a workflow of N
  * sends that stops at item k, retried "with the original workflow" and "with the current one"
