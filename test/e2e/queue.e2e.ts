@@ -261,7 +261,10 @@ describe(`n8n ${N8N_VERSION} in queue mode: main and 2 workers, PostgreSQL and R
 		const links = linksIn(lastTo(anna));
 		// A link preview opens it: nothing resumes.
 		expect((await fetch(links.Approve)).status).toBe(200);
-		expect((await press(links.Approve, 'approve')).status).toBe(200);
+		// The thank-you page, which n8n sends once the execution took the answer (on its way to a worker).
+		const pressed = await press(links.Approve, 'approve');
+		expect(pressed.status).toBe(200);
+		expect(await pressed.text()).toContain('Your answer was recorded');
 		await until(
 			'the execution to end',
 			async () => (await executions(session, ASK))[0]?.status === 'success',

@@ -3,7 +3,9 @@
  * (the question and its signed links), that the execution waits, what fails before any request,
  * that a repeat sends nothing and does not wait; and the node's webhook in n8n's WebhookContext as
  * n8n calls it while the execution waits: a GET (a person, or a link preview) shows a page and
- * resumes nothing, the page's POST answers in the shape of n8n's own Send and Wait.
+ * resumes nothing, the page's POST answers in the shape of n8n's own Send and Wait, its page
+ * ("recorded") handed to n8n to send once the execution took the answer; a typed answer is at most
+ * MAX_ANSWER_LENGTH characters; a link past its deadline answers nothing.
  */
 import { createHash } from 'crypto';
 
@@ -11,6 +13,8 @@ import type { IDataObject, INodeParameters, IRun, IWebhookResponseData } from 'n
 import { Workflow } from 'n8n-workflow';
 import { WebhookContext } from 'n8n-core';
 
+import { MAX_ANSWER_LENGTH } from '../../nodes/MessagingCrm/wait/config';
+import { PAGE_HEADERS } from '../../nodes/MessagingCrm/wait/pages';
 import { FORM } from '../e2e/askWorkflows';
 import { byId, useSandbox } from '../harness/fixtures';
 import { additionalData, crmNode, loadPackage, NODE_TYPE } from '../harness/engine';
@@ -118,6 +122,7 @@ describe('Message → Send and Wait for Response', () => {
 			expect(url.searchParams.get('customer')).toBe(id);
 			expect(url.searchParams.get('messenger')).toBe('telegram');
 			expect(url.searchParams.get('signature')).toMatch(/^[0-9a-f]{64}$/);
+			expect(url.searchParams.has('until')).toBe(false);
 		}
 	});
 
@@ -136,6 +141,9 @@ describe('Message → Send and Wait for Response', () => {
 		const till = limited.run.data.waitTill!.getTime();
 		expect(till - before).toBeGreaterThanOrEqual(2 * 3600_000);
 		expect(till - Date.now()).toBeLessThanOrEqual(2 * 3600_000);
+		// The links carry the deadline (a wait without one: no `until`, as the first test's).
+		const { Approve } = linksOf(sentMessages()[0].text ?? '');
+		expect(Approve.searchParams.get('until')).toBe(new Date(till).toISOString());
 		const at = new Date(Date.now() + 86_400_000).toISOString();
 		const dated = await env.run(
 			ask(id, {
@@ -277,6 +285,11 @@ describe('Message → Send and Wait for Response', () => {
 		const pressed = await callWebhook(run, parameters, 'POST', links.Approve, {
 			choice: 'approve',
 		});
+		// The page that says "recorded" is n8n's to send, once the execution took the answer.
+		expect(pressed.page.body).toBeUndefined();
+		expect(pressed.result.noWebhookResponse).toBeUndefined();
+		expect(pressed.result.webhookResponse).toContain('Your answer was recorded');
+		expect(pressed.page.headers['content-type']).toBe(PAGE_HEADERS['Content-Type']);
 		const [[answer]] = pressed.result.workflowData!;
 		expect(answer.pairedItem).toEqual({ item: 0 });
 		expect(answer.json).toEqual({
@@ -284,10 +297,6 @@ describe('Message → Send and Wait for Response', () => {
 			customer_id: id,
 			messenger_type: 'telegram',
 		});
-		expect(pressed.result.noWebhookResponse).toBe(true);
-		expect(pressed.page.status).toBe(200);
-		expect(pressed.page.body).toContain('Your answer has been recorded');
-		expect(pressed.page.headers['content-security-policy']).toBe(csp);
 		const declined = await callWebhook(run, parameters, 'POST', links.Decline);
 		expect((declined.result.workflowData![0][0].json.data as IDataObject).approved).toBe(false);
 	});
@@ -299,7 +308,9 @@ describe('Message → Send and Wait for Response', () => {
 		const links = linksOf(sentMessages()[0].text ?? '');
 		expect(Object.keys(links)).toEqual(['Respond']);
 		const opened = await callWebhook(run, parameters, 'GET', links.Respond);
-		expect(opened.page.body).toContain('<textarea id="field-0" name="field-0" required>');
+		expect(opened.page.body).toContain(
+			'<textarea id="field-0" name="field-0" required maxlength="2000" aria-describedby="field-0-hint">',
+		);
 		const empty = await callWebhook(run, parameters, 'POST', links.Respond, {
 			data: { 'field-0': '' },
 		});
@@ -315,6 +326,53 @@ describe('Message → Send and Wait for Response', () => {
 		});
 	});
 
+	it(`Free Text: the page states the limit, ${MAX_ANSWER_LENGTH} characters (a line break counted once, as the page counts it); more is shown again with the limit, and resumes nothing`, async () => {
+		const id = await customer();
+		const parameters = ask(id, { responseType: 'freeText', senderName: 'Northside Dental' });
+		const { run } = await env.run(parameters);
+		const { Respond } = linksOf(sentMessages()[0].text ?? '');
+		const opened = await callWebhook(run, parameters, 'GET', Respond);
+		expect(opened.page.body).toContain('<h1>Northside Dental</h1>');
+		expect(opened.page.body).toContain(`maxlength="${MAX_ANSWER_LENGTH}"`);
+		expect(opened.page.body).toContain('Up to 2,000 characters.');
+		const post = (text: string) =>
+			callWebhook(run, parameters, 'POST', Respond, { data: { 'field-0': text } });
+		const tooLong = await post('x'.repeat(MAX_ANSWER_LENGTH + 1));
+		expect(tooLong.result.workflowData).toBeUndefined();
+		expect(tooLong.page.status).toBe(400);
+		expect(tooLong.page.body).toContain(
+			'Please keep &quot;Response&quot; to 2,000 characters or fewer.',
+		);
+		const hundredThousand = await post('x'.repeat(100_000));
+		expect(hundredThousand.result.workflowData).toBeUndefined();
+		const lines = `${'x'.repeat(MAX_ANSWER_LENGTH - 2)}\r\ny`;
+		const atLimit = await post(lines);
+		expect(atLimit.result.workflowData![0][0].json.data).toMatchObject({ text: lines });
+	});
+
+	it('a link past its deadline (Limit Wait Time) shows "too late" and answers nothing, the question not shown', async () => {
+		const id = await customer();
+		const parameters = ask(id, {
+			options: {
+				limitWaitTime: {
+					values: { limitType: 'afterTimeInterval', resumeAmount: 1, resumeUnit: 'hours' },
+				},
+			},
+		});
+		const { run } = await env.run(parameters);
+		const { Approve } = linksOf(sentMessages()[0].text ?? '');
+		const opened = await callWebhook(run, parameters, 'GET', Approve);
+		expect(opened.page.body).toContain('data-outcome="question"');
+		Approve.searchParams.set('until', new Date(Date.now() - 1000).toISOString());
+		for (const method of ['GET', 'POST'] as const) {
+			const late = await callWebhook(run, parameters, method, Approve, { choice: 'approve' });
+			expect(late.result).toEqual({ noWebhookResponse: true });
+			expect(late.page.status).toBe(410);
+			expect(late.page.body).toContain('The time to answer has run out');
+			expect(late.page.body).not.toContain('<form');
+		}
+	});
+
 	it("Custom Form: the form's fields by label, numbers as numbers, a dropdown's value one of its options", async () => {
 		const id = await customer();
 		// The end-to-end tests' form, with a text area more and a title.
@@ -328,7 +386,7 @@ describe('Message → Send and Wait for Response', () => {
 		const { run } = await env.run(parameters);
 		const links = linksOf(sentMessages()[0].text ?? '');
 		const opened = await callWebhook(run, parameters, 'GET', links['Choose a day']);
-		expect(opened.page.body).toContain('<h1>Your appointment</h1>');
+		expect(opened.page.body).toContain('<h2>Your appointment</h2>');
 		expect(opened.page.body).toContain('<option value="Wednesday">Wednesday</option>');
 		const wrong = await callWebhook(run, parameters, 'POST', links['Choose a day'], {
 			data: { 'field-0': 'Sunday' },

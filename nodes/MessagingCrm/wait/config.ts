@@ -19,6 +19,13 @@ import { FIELD_TYPES, RESPONSE_TYPES } from './description';
 /** n8n's "wait until answered" (its WAIT_INDEFINITELY, written out for n8n versions without it). */
 export const WAIT_INDEFINITELY = new Date('3000-01-01T00:00:00.000Z');
 
+/**
+ * The most characters a typed answer (Free Text, a Custom Form's text, text area or email field)
+ * may have: the page states it and its fields stop there (maxlength), and the links' webhook
+ * refuses more, the form shown again with what is wrong.
+ */
+export const MAX_ANSWER_LENGTH = 2000;
+
 export interface FormField {
 	label: string;
 	type: (typeof FIELD_TYPES)[number];
@@ -141,6 +148,9 @@ export function waitTill(p: Params, now: number): Date {
 		);
 	return new Date(now + Math.round(amount * seconds * 1000));
 }
+
+/** Sender Name: who asks, the heading of the pages the links open (empty: none named). */
+export const senderOf = (p: Params): string => text(p.get('senderName', ''));
 
 /** The response type (Approval, unless one of the others is set). */
 export function responseTypeOf(p: Params): ResponseType {

@@ -100,6 +100,15 @@ export const waitFields: INodeProperties[] = [
 		hint: 'Markdown, as in Send. The links (Approve, Decline or Respond) are added below it, each on a line of its own: a hyperlink on Telegram and the web widget, "Approve: https://…" on business chat, VK, MAX and the social networks.',
 	},
 	{
+		displayName: 'Sender Name',
+		name: 'senderName',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. Northside Dental',
+		description:
+			'Who asks: your company\'s or the agent\'s name, the heading of the page a link opens. Empty: the page says "A question for you".',
+	},
+	{
 		displayName: 'Response Type',
 		name: 'responseType',
 		type: 'options',

@@ -7,9 +7,18 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { WaitConfig } from './config';
+import { WAIT_INDEFINITELY } from './config';
 
-/** The query parameters of a waiting message's links (beside n8n's signature). */
-export const LINK = { approved: 'approved', customer: 'customer', messenger: 'messenger' } as const;
+/**
+ * The query parameters of a waiting message's links (beside n8n's signature); `until`, the end of
+ * Limit Wait Time (ISO), only on a wait that has one.
+ */
+export const LINK = {
+	approved: 'approved',
+	customer: 'customer',
+	messenger: 'messenger',
+	until: 'until',
+} as const;
 
 /**
  * The link that answers `query`: n8n's signed resume URL to this node (n8n 1.107 and later), or its
@@ -23,7 +32,7 @@ function resumeUrl(ctx: IExecuteFunctions, query: Record<string, string>): strin
 
 /**
  * The message as it goes to `messenger`: the question, then each choice's link on a line of its
- * own, each naming its answer, the customer and the messenger.
+ * own, each naming its answer, the customer and the messenger, and until when it takes an answer.
  */
 export function withLinks(
 	ctx: IExecuteFunctions,
@@ -36,6 +45,9 @@ export function withLinks(
 			[LINK.approved]: String(choice.approved),
 			[LINK.customer]: customerId,
 			[LINK.messenger]: messenger,
+			...(wait.waitTill.getTime() !== WAIT_INDEFINITELY.getTime() && {
+				[LINK.until]: wait.waitTill.toISOString(),
+			}),
 		});
 		return `[${choice.label}](${url})`;
 	});

@@ -5,6 +5,12 @@
  * shape of n8n's own Send and Wait (`data.approved`, `data.text`, the form's fields by label),
  * with the customer and the messenger the message went to (from the link, which n8n signs).
  * Nothing else happens here: no request to the API, no state.
+ *
+ * The page after a press says "recorded" only when the answer was: the node hands the page to n8n
+ * with the answer, and n8n sends it once the execution took the answer (n8n 2.x resumes a waiting
+ * execution once: when two presses reach the node at the same moment, the one whose resume loses
+ * gets n8n's error instead, which the page's script turns into "Someone already answered"; see
+ * pages.ts). An answer after the deadline the link carries (Limit Wait Time) is refused: "too late".
  */
 import type {
 	IDataObject,
@@ -14,9 +20,26 @@ import type {
 } from 'n8n-workflow';
 
 import type { FormField } from './config';
-import { choicesOf, formFields, optionsOf, paramsOf, responseTypeOf } from './config';
+import {
+	choicesOf,
+	formFields,
+	MAX_ANSWER_LENGTH,
+	optionsOf,
+	paramsOf,
+	responseTypeOf,
+	senderOf,
+} from './config';
 import { LINK } from './links';
-import { choicePage, FAULT_PAGE, fieldName, formPage, PAGE_HEADERS, RECORDED_PAGE } from './pages';
+import type { Asker } from './pages';
+import {
+	choicePage,
+	fieldName,
+	formPage,
+	isTextField,
+	MAX_ANSWER_WORDS,
+	outcomePage,
+	PAGE_HEADERS,
+} from './pages';
 
 /** Free Text's form: one text area. */
 const FREE_TEXT: FormField = {
@@ -49,6 +72,9 @@ function answerOf(
 	const answer: IDataObject = {};
 	for (const [i, field] of fields.entries()) {
 		const value = values[fieldName(i)] ?? '';
+		// As the page counted it: a line break is one character (a browser sends two).
+		if (isTextField(field) && value.replace(/\r\n/g, '\n').length > MAX_ANSWER_LENGTH)
+			return { error: `Please keep "${field.label}" to ${MAX_ANSWER_WORDS} characters or fewer.` };
 		if (!value) {
 			if (field.required) return { error: `Please fill in "${field.label}".` };
 			answer[field.label] = field.type === 'number' ? null : '';
@@ -65,23 +91,36 @@ function answerOf(
 	return { answer };
 }
 
+/** The deadline the link carries (Limit Wait Time), if any. */
+function untilOf(query: IDataObject): Date | undefined {
+	const until = query[LINK.until];
+	const at = typeof until === 'string' ? Date.parse(until) : NaN;
+	return Number.isNaN(at) ? undefined : new Date(at);
+}
+
 async function answer(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const query = this.getQueryData() as IDataObject;
 	const params = paramsOf(this);
+	const asker: Asker = { sender: senderOf(params), until: untilOf(query) };
+	if (asker.until && Date.now() > asker.until.getTime())
+		return reply(this, 410, outcomePage('late', asker));
 	const message = String(params.get('message', '') ?? '');
 	const responseType = responseTypeOf(params);
 	const options = optionsOf(params);
 	const approved = query[LINK.approved] !== 'false';
 	const fields = responseType === 'customForm' ? formFields(params) : [FREE_TEXT];
 	const form = (error?: string, values?: string[]) =>
-		formPage({
-			title: String(options.responseFormTitle ?? ''),
-			description: String(options.responseFormDescription || message),
-			fields,
-			button: String(options.responseFormButtonLabel || 'Submit'),
-			error,
-			values,
-		});
+		formPage(
+			{
+				title: String(options.responseFormTitle ?? ''),
+				description: String(options.responseFormDescription || message),
+				fields,
+				button: String(options.responseFormButtonLabel || 'Submit'),
+				error,
+				values,
+			},
+			asker,
+		);
 	if (this.getRequestObject().method !== 'POST') {
 		if (responseType !== 'approval') return reply(this, 200, form());
 		// The label the message gave this link (the workflow changed since: the answer's own word).
@@ -89,6 +128,7 @@ async function answer(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const page = choicePage(
 			message,
 			choice ?? { label: approved ? 'Approve' : 'Decline', approved },
+			asker,
 		);
 		return reply(this, 200, page);
 	}
@@ -107,7 +147,7 @@ async function answer(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	if (typeof query[LINK.customer] === 'string') sentTo.customer_id = query[LINK.customer];
 	if (typeof query[LINK.messenger] === 'string') sentTo.messenger_type = query[LINK.messenger];
 	const json = { data: { ...data, respondedAt: new Date().toISOString() }, ...sentTo };
-	return reply(this, 200, RECORDED_PAGE, [{ json, pairedItem: { item: 0 } }]);
+	return recorded(this, outcomePage('recorded', asker), [{ json, pairedItem: { item: 0 } }]);
 }
 
 /**
@@ -118,23 +158,31 @@ export async function sendAndWaitWebhook(this: IWebhookFunctions): Promise<IWebh
 	try {
 		return await answer.call(this);
 	} catch {
-		return reply(this, 500, FAULT_PAGE);
+		return reply(this, 500, outcomePage('fault', { sender: '' }));
 	}
 }
 
-/**
- * Every answer of the links' webhook: the page, sent here with its headers (PAGE_HEADERS), and,
- * after a press, the answer the execution resumes with; without it, the execution waits on.
- */
-function reply(
-	ctx: IWebhookFunctions,
-	status: number,
-	html: string,
-	resumeWith?: INodeExecutionData[],
-): IWebhookResponseData {
+/** A page with its headers (PAGE_HEADERS), sent here; the execution waits on. */
+function reply(ctx: IWebhookFunctions, status: number, html: string): IWebhookResponseData {
 	const res = ctx.getResponseObject();
 	res.status(status);
 	for (const [name, value] of Object.entries(PAGE_HEADERS)) res.setHeader(name, value);
 	res.send(html);
-	return { noWebhookResponse: true, ...(resumeWith && { workflowData: [resumeWith] }) };
+	return { noWebhookResponse: true };
+}
+
+/**
+ * The answer the execution resumes with, and the page that says it was recorded, which n8n sends
+ * (the webhook's response mode, onReceived) once the execution took the answer: n8n 2.x only then
+ * (a resume that loses to another answer's gets n8n's error), 1.x before it resumes. n8n keeps the
+ * headers set here but its own Content-Security-Policy (a sandbox) for a response it sends.
+ */
+function recorded(
+	ctx: IWebhookFunctions,
+	html: string,
+	resumeWith: INodeExecutionData[],
+): IWebhookResponseData {
+	const res = ctx.getResponseObject();
+	for (const [name, value] of Object.entries(PAGE_HEADERS)) res.setHeader(name, value);
+	return { webhookResponse: html, workflowData: [resumeWith] };
 }
