@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- a test's code, not the node's: n8n's rules for nodes do not apply (docs/development.md) */
 /**
  * n8n Cloud's verification as n8n's own tool checks it, in a private copy of what it reads
  * (package.json, eslint.config.mjs, tsconfig.json, nodes/, credentials/, icons/, and
@@ -9,10 +9,11 @@
  * disable that disables nothing and an undefined name in JavaScript; an eslint.config.mjs with a
  * line added fails strict mode.
  */
-import { spawnSync } from 'child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'fs';
 import os from 'os';
 import path from 'path';
+
+import { runInCopy } from '../harness/inCopy';
 
 const ROOT = path.resolve(__dirname, '../..');
 const RULE = '@n8n/community-nodes/no-restricted-globals';
@@ -23,27 +24,23 @@ const COLOUR = /\x1b\[[0-9;]*m/g;
 
 /** Runs a command in the copy and returns its exit code and its output, colours removed. */
 function run(cwd: string, command: string, args: string[]): { status: number | null; out: string } {
-	const env = { ...process.env };
-	// As from a terminal: Jest's NODE_ENV=test turns eslint-plugin-n8n-nodes-base's rules to its
-	// own test fixtures.
-	delete env.JEST_WORKER_ID;
-	delete env.NODE_ENV;
-	// At the lowest priority, as docs-example.test.ts's builds: Jest's other worker may be timing
-	// a pacer against the sandbox's limiter.
-	const result = spawnSync('nice', ['-n', '19', command, ...args], {
-		cwd,
-		env,
-		encoding: 'utf8',
-		timeout: 120_000,
-	});
-	const out = `${result.stdout}${result.stderr}${result.error ?? ''}`.replace(COLOUR, '');
-	return { status: result.status, out };
+	const { status, out } = runInCopy(cwd, command, args);
+	return { status, out: out.replace(COLOUR, '') };
 }
 
 describe("n8n's tool in a copy of the package: Cloud support, its lint, and what fails it", () => {
 	let copy = '';
 	const n8nNode = (...args: string[]) =>
 		run(copy, path.join(copy, 'node_modules/.bin/n8n-node'), args);
+	/** `npm run lint`'s second pass over some files of the copy. */
+	const secondPass = (...files: string[]) =>
+		run(copy, path.join(copy, 'node_modules/.bin/eslint'), [
+			'-c',
+			'test/eslint.config.mjs',
+			'--max-warnings',
+			'0',
+			...files,
+		]);
 
 	beforeAll(() => {
 		copy = mkdtempSync(path.join(os.tmpdir(), 'cloud-lint-'));
@@ -100,13 +97,7 @@ describe("n8n's tool in a copy of the package: Cloud support, its lint, and what
 			`// eslint-disable-next-line ${RULE}\nexport const region = process.env.MESSAGING_CRM_REGION;\n`,
 		);
 		try {
-			const { status, out } = run(copy, path.join(copy, 'node_modules/.bin/eslint'), [
-				'-c',
-				'test/eslint.config.mjs',
-				'--max-warnings',
-				'0',
-				PLANTED,
-			]);
+			const { status, out } = secondPass(PLANTED);
 			expect(status).not.toBe(0);
 			expect(out).toContain("has no effect because you have 'noInlineConfig' setting");
 			expect(out).toContain(RULE);
@@ -125,13 +116,7 @@ describe("n8n's tool in a copy of the package: Cloud support, its lint, and what
 			writeFileSync(path.join(copy, file), text);
 		}
 		try {
-			const { status, out } = run(copy, path.join(copy, 'node_modules/.bin/eslint'), [
-				'-c',
-				'test/eslint.config.mjs',
-				'--max-warnings',
-				'0',
-				...Object.keys(files),
-			]);
+			const { status, out } = secondPass(...Object.keys(files));
 			expect(status).not.toBe(0);
 			expect(out).toMatch(
 				/Unused eslint-disable directive \(no problems were reported from 'no-console'\)/,

@@ -30,6 +30,7 @@ import path from 'path';
 
 import type { INodeProperties, INodePropertyOptions, INodeType } from 'n8n-workflow';
 
+import { runInCopy } from '../harness/inCopy';
 import { apply, DOC, TITLE, workedExample } from '../harness/workedExample';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -39,22 +40,10 @@ const JEST_MS = process.env.DOCS_EXAMPLE_JEST ? 1_800_000 : 120_000;
 
 /** Runs a command in the copy; one that fails fails the test with its whole output. */
 function mustPass(cwd: string, command: string, args: string[], timeoutMs = 120_000): void {
-	const env = { ...process.env };
-	// As from a terminal: the inner Jest is a run of its own, not one of this run's workers, and
-	// Jest's NODE_ENV=test turns eslint-plugin-n8n-nodes-base's rules to its own test fixtures.
-	delete env.JEST_WORKER_ID;
-	delete env.NODE_ENV;
-	// At the lowest priority: Jest's other worker may be timing a pacer against the sandbox's
-	// limiter (transport.test.ts), and a build beside it on two cores made that run late.
-	const result = spawnSync('nice', ['-n', '19', command, ...args], {
-		cwd,
-		env,
-		encoding: 'utf8',
-		timeout: timeoutMs,
-	});
-	if (result.status !== 0)
+	const { status, ended, out } = runInCopy(cwd, command, args, timeoutMs);
+	if (status !== 0)
 		throw new Error(
-			`\`${[command, ...args].join(' ')}\` exited with ${result.status ?? result.signal} in the scratch copy:\n${result.stdout}${result.stderr}${result.error ?? ''}`,
+			`\`${[command, ...args].join(' ')}\` exited with ${ended} in the scratch copy:\n${out}`,
 		);
 }
 
