@@ -5,6 +5,7 @@
  * PostgreSQL and Redis from Debian's packages (see queue.ts). Every worker paces itself from the
  * API's headers alone, so two workers are two clients of one rate limit.
  */
+import { rmSync } from 'fs';
 import path from 'path';
 
 import type { Sandbox } from '../sandbox/server';
@@ -46,6 +47,8 @@ const LIMIT = 120;
 const WINDOW_MS = 6000;
 const log = privateLog('n8n-queue.log');
 const MCP_TOKEN = 'queue-e2e-mcp-token';
+/** The stack's folders: PostgreSQL's data, and main's and each worker's n8n user folder. */
+const QUEUE_ROOT = path.join(ROOT, '.cache', 'queue-e2e');
 
 let sandbox: Sandbox;
 let stack: QueueStack;
@@ -70,7 +73,7 @@ beforeAll(async () => {
 	const apiKey = sandbox.mintKey();
 	stack = await startQueueStack(
 		{
-			root: path.join(ROOT, '.cache', 'queue-e2e'),
+			root: QUEUE_ROOT,
 			mainPort: QUEUE_PORTS.main,
 			pgPort: QUEUE_PORTS.pg,
 			redisPort: QUEUE_PORTS.redis,
@@ -106,6 +109,9 @@ beforeAll(async () => {
 afterAll(async () => {
 	await stack?.stop();
 	await sandbox?.stop();
+	// Made afresh at each run: nothing of it is kept (n8n's editor bundle in there, some 700
+	// files, would otherwise be read by `n8n-node lint`, whose default file lints all but dist/).
+	rmSync(QUEUE_ROOT, { recursive: true, force: true });
 });
 
 const sentTo = (ids: string[]) => sandbox.sentTo(ids);
