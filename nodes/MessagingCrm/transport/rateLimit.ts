@@ -293,7 +293,8 @@ export class Pacer {
 	/** Our 429 before the reset was due, the count spent: the others wanted more (alone, only at the look). */
 	private countRefused(reading: RateLimitReading, resetAt: number | undefined, now: number): void {
 		if (this.limit === undefined || reading.remaining !== 0 || this.server.refills) return;
-		if (!this.server.window || resetAt === undefined || resetAt <= now) return;
+		if (resetAt === undefined || resetAt <= now) return;
+		if (!this.server.window) return this.shares.spentBefore(now);
 		if (now >= this.probeStart()) return;
 		if (this.alone() && !this.late(now)) return;
 		const others = Math.max(0, this.limit - this.shares.ours - this.inFlight);

@@ -22,6 +22,8 @@ interface Seen {
 	refused?: { at: number; wanted: number; others: number };
 	/** What waits for the look, fixed at our first answer (`held`). */
 	held?: number;
+	/** Our first contact before it was a 429: others are there though none shows yet. */
+	crowded?: boolean;
 }
 
 /** The others' requests counted between two back-to-back answers of ours: the last this many. */
@@ -40,6 +42,14 @@ export class Shares {
 	private steps: number[] = [];
 	private gaps: number[] = [];
 
+	/** Refused before any window was seen: the others spent the key (`spentBefore`). */
+	private crowdedAt?: number;
+
+	/** Share (`spentBefore`): our first contact was a 429, the key spent by others: the next window is not ours alone. */
+	spentBefore(now: number): void {
+		this.crowdedAt = now;
+	}
+
 	/** A new window began at `start` (this host's clock) and lasts `length`. */
 	begin(start: number, length: number): void {
 		const last = this.current;
@@ -53,7 +63,9 @@ export class Shares {
 		const lastAt = p?.marks[p.marks.length - 1]?.at ?? -Infinity;
 		if (start - lastAt > length)
 			[this.prior, this.steps, this.gaps, this.burst] = [undefined, [], [], 0];
-		this.current = { start, length, marks: [], whole: false };
+		const crowded = this.crowdedAt !== undefined && start - this.crowdedAt < length;
+		this.crowdedAt = undefined;
+		this.current = { start, length, marks: [], whole: false, crowded };
 	}
 
 	/**
@@ -107,7 +119,7 @@ export class Shares {
 
 	/** No other client seen on the key, in this window or the last. */
 	alone(): boolean {
-		return this.spent(this.current) === 0 && this.spent(this.prior) === 0;
+		return !this.current?.crowded && this.spent(this.current) === 0 && this.spent(this.prior) === 0;
 	}
 
 	/** What the others had spent in a window by our last answer (0 for none). */
