@@ -181,6 +181,18 @@ describe('the families of the pacer’s promises, in the model', () => {
 			planted(rule, replacement, () => expect(refused()).toBeGreaterThanOrEqual(10), Shares);
 	});
 
+	it('F5 seed 218: a process whose first contact is a 429 (the others spent the window) leaves the co-tenant its part in the next window; one that takes itself for alone there (Shares.spentBefore forgotten) refuses it', () => {
+		const member = draw('F5', 218);
+		const refusedAfter = () => judge(member, runMember(member)).refusedAfter;
+		expect(refusedAfter()).toBe(0);
+		planted(
+			'spentBefore',
+			() => undefined,
+			() => expect(refusedAfter()).toBeGreaterThan(0),
+			Shares,
+		);
+	});
+
 	it('F3 at 30 per 6 s: of the first 100 members, 4 fail at most; leaving no room for the others’ requests on their way (Shares.guard) fails 10 or more', () => {
 		// As it is, 4; planted away, 15.
 		const failures = () => sweep('F3', 1, 100, true).failures.length;
