@@ -28,16 +28,12 @@ interface Seen {
 
 /** The others' requests counted between two back-to-back answers of ours: the last this many. */
 const STEPS_MEMORY = 64;
-/** How far back our own answers are remembered (`recent`): a window, the API's minute at least. */
-const recentMs = (length: number) => Math.max(length, 60_000);
 
 export class Shares {
 	private current?: Seen;
 	private prior?: Seen;
 	/** The most the others spent in a window, all of it before our first answer there (`atStart`). */
 	private burst = 0;
-	/** When our answers of the last minute (or window) came. */
-	private recent: number[] = [];
 	/** Between our answers sent back to back: the others' requests (`guard`) and the time taken. */
 	private steps: number[] = [];
 	private gaps: number[] = [];
@@ -57,8 +53,7 @@ export class Shares {
 		if (last && last.marks.length)
 			this.prior = { ...last, start: Math.max(last.start, start - length) };
 		const p = this.prior;
-		this.burst = this.atStart(p, length);
-		this.recent = this.recent.filter((at) => at >= start - recentMs(length));
+		this.burst = this.atStart(p);
 		// After a pause of more than a window, the last one says nothing of this one.
 		const lastAt = p?.marks[p.marks.length - 1]?.at ?? -Infinity;
 		if (start - lastAt > length)
@@ -70,21 +65,19 @@ export class Shares {
 
 	/**
 	 * Share, at the start (`atStart`): the most the others spent in a window seen whole, all of it
-	 * before our first answer there, while each window since was so. No news where our own requests
-	 * of the minute before (a refilling limiter still counts them) may be all they were.
+	 * before our first answer there, while each window since was so.
 	 */
-	private atStart(p: Seen | undefined, length: number): number {
+	private atStart(p: Seen | undefined): number {
 		const before = p?.marks[0].others ?? 0;
 		const after = Math.max(this.spent(p), p?.refused?.others ?? 0);
 		if (!p || !p.whole || before === 0 || after > before) return 0;
-		const ours = this.recent.filter((at) => at >= p.marks[0].at - recentMs(length) && at < p.start);
-		return before > ours.length ? Math.max(this.burst, before) : this.burst;
+		return Math.max(this.burst, before);
 	}
 
 	/** The server names no window (or does not count): nothing is known. */
 	forget(): void {
 		[this.current, this.prior] = [undefined, undefined];
-		[this.steps, this.gaps, this.recent, this.burst] = [[], [], [], 0];
+		[this.steps, this.gaps, this.burst] = [[], [], 0];
 	}
 
 	/** Our answer: the others had spent `others`, `left` remained; `late`: at the look. */
@@ -97,7 +90,6 @@ export class Shares {
 			// A quarter of a second at most: an execution of ours that started later is no round trip.
 			this.gaps = [...this.gaps, Math.min(250, now - last.at)].slice(-STEPS_MEMORY);
 		}
-		this.recent.push(now);
 		t.marks.push({ at: now, others: Math.max(others, last?.others ?? 0), left });
 		if (late) t.whole = true;
 	}
