@@ -188,8 +188,7 @@ export class Shares {
 		if (t.held !== undefined) return t.held;
 		const first = t.marks[0];
 		const free = Math.max(0, first.left - this.kept(first.at));
-		const alone = this.alone() && this.steps.every((s) => s === 0);
-		return (t.held = alone ? Math.min(1, free) : Math.floor(free / 2));
+		return (t.held = this.alone() ? Math.min(1, free) : Math.floor(free / 2));
 	}
 
 	/**
