@@ -49,8 +49,6 @@ export class Pacer {
 	private shares = new Shares();
 	/** A request was told to wait since our last answer: the next answer is not back to back. */
 	private waited = false;
-	/** In this window, a request waited for the look (Shares.decide): the answers since are the look's. */
-	private held = false;
 	/** Set while the window's reset is due and not yet confirmed by the server. */
 	private probe?: Probe;
 
@@ -100,7 +98,6 @@ export class Pacer {
 		const left = (this.serverRemaining ?? this.remaining) - this.inFlight;
 		const wait = this.shares.decide(now, left, wanting, this.server.lookAt(), window.lo);
 		if (wait === 0) return this.take();
-		if (this.inFlight === 0) this.held = true;
 		return Math.max(1, Math.min(untilReset, wait, this.pollMs()));
 	}
 
@@ -132,7 +129,7 @@ export class Pacer {
 		// Alone, the look's answers are read for the count only: their reset and Date, later in the
 		// window, would move the probes that learned where resets fall from the window's first burst.
 		const pastLook = this.server.window !== undefined && now >= this.server.lookAt();
-		const looked = !probeOut && this.alone() && (this.held || pastLook);
+		const looked = !probeOut && this.alone() && pastLook;
 		if (!looked) this.server.clock(reading, now);
 		if (reading.limit !== undefined) this.limit = reading.limit;
 		const resetAt = this.server.localReset(reading, now);
@@ -276,7 +273,6 @@ export class Pacer {
 		now: number,
 		atReset = false,
 	): void {
-		this.held = false;
 		const began = this.server.begin(reading, resetAt, now, this.limit, atReset);
 		if (began) this.shares.begin(began.start, began.length);
 		else this.shares.forget();
