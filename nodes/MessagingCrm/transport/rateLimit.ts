@@ -290,7 +290,7 @@ export class Pacer {
 	private countRefused(reading: RateLimitReading, resetAt: number | undefined, now: number): void {
 		if (this.limit === undefined || reading.remaining !== 0 || this.server.refills) return;
 		if (resetAt === undefined || resetAt <= now) return;
-		if (!this.server.window) return this.shares.spentBefore(now);
+		if (!this.server.window) return this.shares.spentBefore();
 		if (now >= this.probeStart()) return;
 		if (this.alone() && !this.late(now)) return;
 		const others = Math.max(0, this.limit - this.shares.ours - this.inFlight);

@@ -1,28 +1,24 @@
 /**
- * How a pacer shares a window with the key's other clients, read from the server's count minus our
- * own at each answer. Another process of the node and another client look the same in the headers:
- * both are "the others". Each rule is named in docs/pacer.md; the caller passes the time in.
+ * How a pacer shares a window with the key's other clients ("the others": another process of the
+ * node looks the same in the headers), from the server's count minus ours at each answer. Each
+ * rule is named in docs/pacer.md; the caller passes the time in.
  */
 
 /** One answer of ours: when, what the others had spent by then, what the server had left. */
-interface Mark {
-	at: number;
-	others: number;
-	left: number;
-}
+type Mark = { at: number; others: number; left: number };
 
-/** A window as this process saw it. */
+/**
+ * A window as this process saw it. `whole`: an answer at its end (the look) or a 429 showed what
+ * the others spent; `refused`: a 429 of ours before the reset, the others wanting `wanted` by
+ * `at`; `held`: what waits for the look; `crowded`: our first contact before it was a 429.
+ */
 interface Seen {
 	start: number;
 	length: number;
 	marks: Mark[];
-	/** An answer came at the window's end (the look) or a 429: what the others spent is known. */
 	whole: boolean;
-	/** A 429 of ours before the reset: the others wanted this much by then (at `at`). */
 	refused?: { at: number; wanted: number; others: number };
-	/** What waits for the look, fixed at our first answer (`held`). */
 	held?: number;
-	/** Our first contact before it was a 429: others are there though none shows yet. */
 	crowded?: boolean;
 }
 
@@ -38,12 +34,12 @@ export class Shares {
 	private steps: number[] = [];
 	private gaps: number[] = [];
 
-	/** Refused before any window was seen: the others spent the key (`spentBefore`). */
-	private crowdedAt?: number;
+	/** Refused before any window was seen (`spentBefore`). */
+	private crowded = false;
 
-	/** Share (`spentBefore`): our first contact was a 429, the key spent by others: the next window is not ours alone. */
-	spentBefore(now: number): void {
-		this.crowdedAt = now;
+	/** Share (`spentBefore`): our first contact was a 429, the others spent the key: the next window is not ours alone. */
+	spentBefore(): void {
+		this.crowded = true;
 	}
 
 	/** A new window began at `start` (this host's clock) and lasts `length`. */
@@ -58,15 +54,11 @@ export class Shares {
 		const lastAt = p?.marks[p.marks.length - 1]?.at ?? -Infinity;
 		if (start - lastAt > length)
 			[this.prior, this.steps, this.gaps, this.burst] = [undefined, [], [], 0];
-		const crowded = this.crowdedAt !== undefined && start - this.crowdedAt < length;
-		this.crowdedAt = undefined;
-		this.current = { start, length, marks: [], whole: false, crowded };
+		this.current = { start, length, marks: [], whole: false, crowded: this.crowded };
+		this.crowded = false;
 	}
 
-	/**
-	 * Share, at the start (`atStart`): the most the others spent in a window seen whole, all of it
-	 * before our first answer there, while each window since was so.
-	 */
+	/** Share, at the start (`atStart`): the most the others spent in a window seen whole, all before our first answer there, while each since was so. */
 	private atStart(p: Seen | undefined): number {
 		const before = p?.marks[0].others ?? 0;
 		const after = Math.max(this.spent(p), p?.refused?.others ?? 0);
@@ -76,8 +68,13 @@ export class Shares {
 
 	/** The server names no window (or does not count): nothing is known. */
 	forget(): void {
-		[this.current, this.prior] = [undefined, undefined];
-		[this.steps, this.gaps, this.burst] = [[], [], 0];
+		[this.current, this.prior, this.steps, this.gaps, this.burst] = [
+			undefined,
+			undefined,
+			[],
+			[],
+			0,
+		];
 	}
 
 	/** Our answer: the others had spent `others`, `left` remained; `late`: at the look. */
@@ -126,8 +123,8 @@ export class Shares {
 
 	/** A round trip: the mean time between two of our answers back to back; 50 ms before two came so. */
 	roundTrip(): number {
-		if (!this.gaps.length) return 50;
-		return Math.max(1, this.gaps.reduce((a, b) => a + b, 0) / this.gaps.length);
+		const mean = this.gaps.reduce((a, b) => a + b, 0) / this.gaps.length;
+		return this.gaps.length ? Math.max(1, mean) : 50;
 	}
 
 	/**
