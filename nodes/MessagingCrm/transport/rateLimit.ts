@@ -286,7 +286,7 @@ export class Pacer {
 		this.waited = false;
 	}
 
-	/** Our 429 before the reset was due, the count spent: the others wanted more (alone, only at the look). */
+	/** Our 429 before the reset was due, the count spent: the others wanted more (alone, only at the look; at first contact, `spentBefore`). */
 	private countRefused(reading: RateLimitReading, resetAt: number | undefined, now: number): void {
 		if (this.limit === undefined || reading.remaining !== 0 || this.server.refills) return;
 		if (resetAt === undefined || resetAt <= now) return;

@@ -68,13 +68,8 @@ export class Shares {
 
 	/** The server names no window (or does not count): nothing is known. */
 	forget(): void {
-		[this.current, this.prior, this.steps, this.gaps, this.burst] = [
-			undefined,
-			undefined,
-			[],
-			[],
-			0,
-		];
+		[this.current, this.prior] = [undefined, undefined];
+		[this.steps, this.gaps, this.burst] = [[], [], 0];
 	}
 
 	/** Our answer: the others had spent `others`, `left` remained; `late`: at the look. */
@@ -106,7 +101,7 @@ export class Shares {
 		return this.current?.marks.length ?? 0;
 	}
 
-	/** No other client seen on the key, in this window or the last. */
+	/** No other client seen on the key, in this window or the last, and our first contact was no 429. */
 	alone(): boolean {
 		return !this.current?.crowded && this.spent(this.current) === 0 && this.spent(this.prior) === 0;
 	}
@@ -123,8 +118,8 @@ export class Shares {
 
 	/** A round trip: the mean time between two of our answers back to back; 50 ms before two came so. */
 	roundTrip(): number {
-		const mean = this.gaps.reduce((a, b) => a + b, 0) / this.gaps.length;
-		return this.gaps.length ? Math.max(1, mean) : 50;
+		if (!this.gaps.length) return 50;
+		return Math.max(1, this.gaps.reduce((a, b) => a + b, 0) / this.gaps.length);
 	}
 
 	/**
