@@ -159,8 +159,9 @@ describe('the families of the pacer’s promises, in the model', () => {
 	it('planted: a pacer that keeps nothing for the others (Shares.kept) takes the co-tenant’s slots, and F1 says so', () => {
 		const refused = () =>
 			sweep('F1', 1, 50).failures.filter((f) => f.verdict.refusedAfter > 0).length;
-		// As it is, none of the first 50 members (docs/benchmarks.md, the model sweep); planted, 24.
-		expect(refused()).toBe(0);
+		// As it is, one of the first 50 members (seed 48, whose co-tenant's burst lands as the window
+		// ends, where the node's look meets it: docs/benchmarks.md, the model sweep); planted, 24.
+		expect(refused()).toBeLessThanOrEqual(1);
 		planted(
 			'kept',
 			() => 0,
@@ -193,14 +194,26 @@ describe('the families of the pacer’s promises, in the model', () => {
 		);
 	});
 
-	it('F3 at 30 per 6 s: of the first 100 members, 4 fail at most; leaving no room for the others’ requests on their way (Shares.guard) fails 10 or more', () => {
-		// As it is, 4; planted away, 15.
+	it('F3 at 30 per 6 s: of the first 100 members, 5 fail at most; leaving no room for the others’ requests on their way (Shares.guard) fails 10 or more', () => {
+		// As it is, 5; planted away, 15.
 		const failures = () => sweep('F3', 1, 100, true).failures.length;
-		expect(failures()).toBeLessThanOrEqual(4);
+		expect(failures()).toBeLessThanOrEqual(5);
 		planted(
 			'guard',
 			() => 0,
 			() => expect(failures()).toBeGreaterThanOrEqual(10),
+			Shares,
+		);
+	});
+
+	it('F3 at 30 per 6 s, 500 members from seed 1001: 20 fail at most; a first window whose look runs on to the reset (Shares.lookEnded never) fails 30 or more', () => {
+		// As it is, 17; planted away, 35: the processes meet at the reset of their first window.
+		const failures = () => sweep('F3', 1001, 500, true).failures.length;
+		expect(failures()).toBeLessThanOrEqual(20);
+		planted(
+			'lookEnded',
+			() => false,
+			() => expect(failures()).toBeGreaterThanOrEqual(30),
 			Shares,
 		);
 	});

@@ -194,6 +194,14 @@ export class Shares {
 	}
 
 	/**
+	 * Share, short look (`lookEnded`): in a first window nothing shows what comes at the reset (a
+	 * client's burst, the other processes' looks): the look ends halfway to it.
+	 */
+	lookEnded(now: number, lookAt: number, resetAt: number): boolean {
+		return !this.prior && now > lookAt + (resetAt - lookAt) / 2;
+	}
+
+	/**
 	 * Speed (`decide`): 0 (one request may go now) or the milliseconds to wait. A run of `wanting` that
 	 * fits what is `left` less what is kept goes at once (within `base`); otherwise it takes down to
 	 * what is held, and the rest from the look's start on (`lookAt`: the window's last slot).
@@ -215,6 +223,7 @@ export class Shares {
 		const rate = this.atRate(now, resetAt);
 		const inLook = left - Math.max(kept, rate) - guard;
 		if (now < lookAt) return inLook >= 2 ? 0 : lookAt - now;
+		if (this.lookEnded(now, lookAt, resetAt)) return Math.max(20, resetAt - now);
 		const first = (t?.marks[0]?.others ?? 0) === 0;
 		// The last slot is the first sender's in the window: the others leave it, and room for theirs.
 		const last = left - Math.max(this.kept(now, lookAt), rate) - (first ? 0 : guard + 1);
