@@ -79,6 +79,25 @@ describe('Pacer', () => {
 		expect(pacer.reserve(NOW + 1030, 1, 1)).toBe(0);
 	});
 
+	it('alone, a last slot that missed its look goes once the reset is due: it never waits, asking every millisecond, on a window that has ended', () => {
+		const pacer = new Pacer();
+		pacer.reserve(NOW);
+		pacer.observe({ limit: 3, remaining: 2, resetAt: NOW + 1000 }, NOW);
+		pacer.reserve(NOW, 1, 10);
+		pacer.observe({ limit: 3, remaining: 1, resetAt: NOW + 1000 }, NOW);
+		// The last slot was due at the look (950 ms); this process asks again only at 976 ms, past the
+		// first window's short look (Shares.lookEnded). It follows each wait it is told.
+		let t = NOW + 976;
+		const asked: number[] = [];
+		for (let wait = -1; wait !== 0 && asked.length < 50; t += wait) {
+			wait = pacer.reserve(t, 1, 10);
+			asked.push(wait);
+		}
+		expect(asked[asked.length - 1]).toBe(0);
+		expect(t).toBeLessThanOrEqual(NOW + 1000 + RESET_MARGIN_MS);
+		expect(asked.length).toBeLessThanOrEqual(4);
+	});
+
 	it('does not trust a reset the server has not confirmed: a refused probe waits a growing step', () => {
 		const pacer = new Pacer();
 		pacer.reserve(NOW);

@@ -95,6 +95,8 @@ export class Pacer {
 			const last = this.remaining === 1 && this.server.windowMs !== undefined && now < at;
 			return last ? Math.max(PROBE_POLL_MS, Math.min(at - now, this.pollMs())) : this.take();
 		}
+		// Alone past the reset's due time, with slots left: the request itself finds out (`probing`).
+		if (now >= this.probeStart()) return this.take();
 		const left = (this.serverRemaining ?? this.remaining) - this.inFlight;
 		const wait = this.shares.decide(now, left, wanting, this.server.lookAt(), window.lo);
 		if (wait === 0) return this.take();
