@@ -230,6 +230,11 @@ export function runModel(
 		cotenantRandomSeed?: number;
 		/** The seed of the answers' jitter (ServerModel.jitterMs). */
 		jitterSeed?: number;
+		/**
+		 * A pacer told to wait asks again up to this much later, at random (seed `jitterSeed`): a
+		 * busy machine's timers fire late.
+		 */
+		wakeLateMs?: number;
 		untilMs?: number;
 		startAt?: number;
 	} = {},
@@ -265,10 +270,12 @@ export function runModel(
 		throw new Error('jitterMs is modelled with fixed windows or one client only');
 	}
 	let seed = options.jitterSeed ?? 12345;
-	const jitter = () => {
+	const draw = (most: number) => {
 		seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff;
-		return (seed / 2 ** 31) * server.jitterMs;
+		return (seed / 2 ** 31) * most;
 	};
+	const jitter = () => (server.jitterMs > 0 ? draw(server.jitterMs) : 0);
+	const wakeLate = options.wakeLateMs ?? 0;
 	const processes = new Map<number, Pacer>();
 	const pacerOf = (c: ClientModel, i: number) => {
 		const id = c.process ?? -1 - i;
@@ -410,7 +417,7 @@ export function runModel(
 		if (wait > 0) {
 			// The loop is free: a co-tenant's timer that was due fires now.
 			if (options.cotenantInProcess) cotenantAt = Math.max(cotenantAt, w.at);
-			w.at += wait;
+			w.at += wait + (wakeLate > 0 ? draw(wakeLate) : 0);
 			continue;
 		}
 		if (Number.isNaN(w.result.first)) w.result.first = w.at - t0;

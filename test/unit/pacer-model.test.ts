@@ -4,6 +4,7 @@
  * clients of one key: a model in simulated time (test/harness/rateModel.ts), no wall clock.
  * Each block is one promise of docs/pacer.md.
  */
+import fc from 'fast-check';
 import type { ClientModel, ResetForm, ServerModel } from '../harness/rateModel';
 import {
 	items,
@@ -443,6 +444,43 @@ describe('the tail of a shared run goes as early as the others leave room', () =
 		expect(lost(result)).toBe(0);
 		// One window later than the minimum, its last requests a round trip each, a twentieth of it.
 		expect(span(result)).toBeLessThanOrEqual(18 + 6 + 6 * 0.01 + 0.3);
+	});
+});
+
+describe("a busy machine's timers fire late: no run hangs", () => {
+	it('whatever the server, the reset form, the clock and how late each wait ends (up to 200 ms), every item ends within the windows its run needs and three more; alone, every item is done', () => {
+		const forms: ResetForm[] = ['exact', 'floor', 'ceil', 'epoch', 'epoch-floor', 'epoch-ms'];
+		fc.assert(
+			fc.property(
+				fc.record({
+					limit: fc.integer({ min: 2, max: 40 }),
+					windowMs: fc.constantFrom(1000, 2000, 6000, 60_000),
+					reset: fc.constantFrom(...forms),
+					date: fc.constantFrom('server', 'host', 'none'),
+					clockBehindS: fc.integer({ min: 0, max: 2 }),
+					retryAfter: fc.boolean(),
+					latencyMs: fc.integer({ min: 1, max: 30 }),
+				}),
+				fc.integer({ min: 1, max: 3 }),
+				fc.integer({ min: 1, max: 90 }),
+				fc.integer({ min: 0, max: 200 }),
+				fc.integer({ min: 1, max: 1e6 }),
+				(server, processes, each, wakeLateMs, jitterSeed) => {
+					const needs = Math.ceil((processes * each) / server.limit) + 3;
+					const result = runModel(
+						server as ServerModel,
+						Array.from({ length: processes }, () => ({ items: each })),
+						{ wakeLateMs, jitterSeed, untilMs: needs * server.windowMs + 2000 * needs },
+					);
+					// Several processes on a tiny limit may refuse one of them two windows running: its
+					// item then fails with rate_limited (Pacer.mayRetry), an error item, never a hang.
+					const ended = result.clients.map((c) => c.done + c.lost);
+					expect(ended).toEqual(result.clients.map(() => each));
+					if (processes === 1) expect(lost(result)).toBe(0);
+				},
+			),
+			{ numRuns: 150, seed: 20261207 },
+		);
 	});
 });
 
