@@ -95,8 +95,7 @@ export class Pacer {
 			const last = this.remaining === 1 && this.server.windowMs !== undefined && now < at;
 			return last ? Math.max(PROBE_POLL_MS, Math.min(at - now, this.pollMs())) : this.take();
 		}
-		// Alone past the reset's due time, with slots left: the request itself finds out (`probing`).
-		if (now >= this.probeStart()) return this.take();
+		if (this.due(now)) return this.take();
 		const left = (this.serverRemaining ?? this.remaining) - this.inFlight;
 		const wait = this.shares.decide(now, left, wanting, this.server.lookAt(), window.lo);
 		if (wait === 0) return this.take();
@@ -205,6 +204,11 @@ export class Pacer {
 		if (probeOut) probe.missAt = probe.sentAt;
 		probe.nextAt = Math.max(probe.nextAt, this.server.nextProbe(now, probe.tries));
 		probe.tries++;
+	}
+
+	/** Rule probe: alone, slots left, the reset due: the request itself finds out (not a wait on an ended window). */
+	private due(now: number): boolean {
+		return now >= this.probeStart();
 	}
 
 	private probeStart(): number {
