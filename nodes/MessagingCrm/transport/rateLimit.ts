@@ -263,9 +263,6 @@ export class Pacer {
 				? this.server.probeStart(this.alone(), { ...window, lo: resetAt, hi: resetAt })
 				: resetAt + RESET_MARGIN_MS;
 			probe.nextAt = Math.max(probe.nextAt, ahead);
-		} else if (resetAt !== undefined && reading.resetWhole && !window && now - resetAt < 1000) {
-			// Before any window was seen, a reset of now in whole seconds lies within the next second.
-			probe.nextAt = Math.max(probe.nextAt, resetAt + 1000 + RESET_MARGIN_MS);
 		} else if (reading.resetAt !== undefined && resetAt === undefined && wait === undefined) {
 			// A reset that makes no sense (ServerWindow.localReset), and no Retry-After: a window.
 			probe.nextAt = Math.max(probe.nextAt, now + this.server.length());
