@@ -206,7 +206,7 @@ export class Pacer {
 		probe.tries++;
 	}
 
-	/** Rule probe: alone, slots left, the reset due: the request itself finds out (not a wait on an ended window). */
+	/** Rule probe: the reset is due. Asked only alone with slots left (else `probing` probes): the request finds out. */
 	private due(now: number): boolean {
 		return now >= this.probeStart();
 	}
