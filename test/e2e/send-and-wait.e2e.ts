@@ -66,6 +66,8 @@ const DEMO_ANNA = '126b6f2c-82f7-5b0c-96ef-3215510489b2';
 
 /** Who asks, the approval pages' heading. */
 const SENDER = 'Northside Dental';
+/** How long a pressed answer may take to show as recorded: n8n resumes the execution first, slowly on a loaded machine. */
+const RECORDED_MS = 60_000;
 
 /** What a person must never read on the answer page: n8n's JSON or n8n's own pages. */
 const N8N_WORDS = /n8n|"code"|No action required|running already/i;
@@ -284,7 +286,7 @@ describe.each([N8N_VERSION, N8N_V1_VERSION])('Send and Wait for Response in n8n 
 		);
 		const page = await open(links.Approve);
 		await page.getByRole('button', { name: 'Approve' }).click();
-		await page.getByText('Your answer was recorded').waitFor();
+		await page.getByText('Your answer was recorded').waitFor({ timeout: RECORDED_MS });
 		expect(await answer(workflows.approval.id)).toEqual({
 			data: { approved: true, respondedAt: expect.any(String) },
 			customer_id: anna,
@@ -319,7 +321,7 @@ describe.each([N8N_VERSION, N8N_V1_VERSION])('Send and Wait for Response in n8n 
 			});
 		}
 		await pressTwice(page, page.getByRole('button', { name: 'Approve' }));
-		await page.getByText('Your answer was recorded').waitFor();
+		await page.getByText('Your answer was recorded').waitFor({ timeout: RECORDED_MS });
 		expect(await page.content()).not.toContain('"code"');
 		await page.close();
 		await until(
@@ -430,7 +432,7 @@ describe.each([N8N_VERSION, N8N_V1_VERSION])('Send and Wait for Response in n8n 
 		const { links } = await ask('approval');
 		const page = await open(links.Decline);
 		await page.getByRole('button', { name: 'Decline' }).click();
-		await page.getByText('Your answer was recorded').waitFor();
+		await page.getByText('Your answer was recorded').waitFor({ timeout: RECORDED_MS });
 		await page.close();
 		expect((await answer(workflows.approval.id)).data).toMatchObject({ approved: false });
 	});
@@ -440,7 +442,7 @@ describe.each([N8N_VERSION, N8N_V1_VERSION])('Send and Wait for Response in n8n 
 		const page = await open(links.Respond);
 		await page.locator('textarea').fill('Tuesday is fine, thanks!');
 		await page.getByRole('button', { name: 'Submit' }).click();
-		await page.getByText('Your answer was recorded').waitFor();
+		await page.getByText('Your answer was recorded').waitFor({ timeout: RECORDED_MS });
 		await page.close();
 		expect((await answer(workflows.text.id)).data).toMatchObject({
 			text: 'Tuesday is fine, thanks!',
@@ -453,7 +455,7 @@ describe.each([N8N_VERSION, N8N_V1_VERSION])('Send and Wait for Response in n8n 
 		await page.locator('select').selectOption('Wednesday');
 		await page.locator('input[type="number"]').fill('2');
 		await page.getByRole('button', { name: 'Submit' }).click();
-		await page.getByText('Your answer was recorded').waitFor();
+		await page.getByText('Your answer was recorded').waitFor({ timeout: RECORDED_MS });
 		await page.close();
 		expect((await answer(workflows.form.id)).data).toMatchObject({ Day: 'Wednesday', Guests: 2 });
 	});
@@ -476,7 +478,7 @@ describe.each([N8N_VERSION, N8N_V1_VERSION])('Send and Wait for Response in n8n 
 		const { links } = await ask('retry');
 		const page = await open(links.Approve);
 		await page.getByRole('button', { name: 'Approve' }).click();
-		await page.getByText('Your answer was recorded').waitFor();
+		await page.getByText('Your answer was recorded').waitFor({ timeout: RECORDED_MS });
 		await page.close();
 		let failed = '';
 		await until('the execution to fail', async () => {
