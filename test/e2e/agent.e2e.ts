@@ -21,7 +21,7 @@ import { startSandbox } from '../sandbox/server';
 import { DEMO } from '../sandbox/store';
 import { ensureN8n, N8N_V1_VERSION, N8N_VERSION, prepareUserFolder, startN8n } from './n8n';
 import type { ExecutionSummary } from './rest';
-import { executions, publishInEditor, until } from './rest';
+import { executions, hasEnded, publishInEditor, until } from './rest';
 import type { WorkflowJson } from './setup';
 import {
 	AGENT_WORKFLOW_ID,
@@ -163,7 +163,7 @@ async function chat(
 		`the execution of the chat message (answered ${response.status}: ${text.slice(0, 200)})`,
 		async () => {
 			execution = (await executions(session, AGENT_WORKFLOW_ID)).find(
-				(e) => !before.has(e.id) && !['running', 'new', 'waiting'].includes(e.status),
+				(e) => !before.has(e.id) && hasEnded(e),
 			);
 			return execution !== undefined;
 		},

@@ -25,6 +25,7 @@ import {
 	deleteWorkflow,
 	executeInEditor,
 	executions,
+	hasEnded,
 	publishInEditor,
 	startInEditor,
 	until,
@@ -331,10 +332,7 @@ describe(`npm run dev:queue (n8n ${N8N_VERSION}, PostgreSQL, Redis, 2 workers), 
 		);
 		timings.push(`example 7 fired ${((Date.now() - since) / 1000).toFixed(0)} s after the start`);
 		// The message reaches the sandbox before the worker has written the execution's end.
-		const ended = async () =>
-			(await executions(session, WINDOW_WORKFLOW_ID)).every(
-				(e) => !['running', 'new', 'waiting'].includes(e.status),
-			);
+		const ended = async () => (await executions(session, WINDOW_WORKFLOW_ID)).every(hasEnded);
 		await until("example 7's execution to end", ended, 60_000);
 		expect((await executions(session, WINDOW_WORKFLOW_ID)).map((e) => e.status)).toEqual([
 			'success',

@@ -14,6 +14,11 @@ export interface ExecutionSummary {
 	stoppedAt?: string | null;
 }
 
+/** An execution no longer running, new or waiting (n8n has written its end). */
+export function hasEnded(execution: ExecutionSummary): boolean {
+	return !['running', 'new', 'waiting'].includes(execution.status);
+}
+
 /**
  * Checks until `check` holds, or fails after `timeoutMs`: every 200 ms for the first 2 s, then
  * every tenth of the time waited so far, at most every second. Many waits are on n8n's polls and
@@ -130,7 +135,7 @@ export async function triggerWebhook(
 		`${bodies.length} executions to end`,
 		async () => {
 			ended = (await executions(session, workflowId)).filter(
-				(e) => !before.has(e.id) && !['running', 'new', 'waiting'].includes(e.status),
+				(e) => !before.has(e.id) && hasEnded(e),
 			);
 			return ended.length >= bodies.length;
 		},
@@ -152,7 +157,7 @@ export async function executeInEditor(
 	let ended: ExecutionSummary | undefined;
 	await until(`execution ${id} to end`, async () => {
 		ended = (await executions(session, workflowId)).find((e) => e.id === id);
-		return ended !== undefined && !['running', 'new', 'waiting'].includes(ended.status);
+		return ended !== undefined && hasEnded(ended);
 	});
 	return ended!;
 }

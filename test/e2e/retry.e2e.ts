@@ -23,6 +23,7 @@ import type { ExecutionSummary, Session } from './rest';
 import {
 	executeInEditor,
 	executions as listExecutions,
+	hasEnded,
 	publishInEditor,
 	retryExecution,
 	triggerWebhook,
@@ -248,10 +249,7 @@ describe(`n8n ${N8N_VERSION}: its own Retry of an execution sends nothing twice`
 describe(`n8n ${N8N_VERSION}: a repeat is the same event run again, never the same words`, () => {
 	it("a Schedule Trigger sends the same reminder on each tick; n8n's Retry of the second tick sends nothing twice", async () => {
 		REMINDED.forEach((id, i) => sandbox.demoCustomer(`Reminded e2e customer ${i + 1}`, id));
-		const ended = async () =>
-			(await executions(REMINDERS.id)).filter(
-				(e) => !['running', 'new', 'waiting'].includes(e.status),
-			);
+		const ended = async () => (await executions(REMINDERS.id)).filter(hasEnded);
 		const counts: Record<string, number[]> = {};
 		await publishInEditor(session(), REMINDERS.id);
 		try {
